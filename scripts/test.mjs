@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: lint, type check, build, then every Jest suite (unit + e2e). Ends with the plain line
+ * `N passed, N failed` that CI reads (lint and the type check count as one check each).
+ * Extra arguments go to Jest, e.g. `npm test -- test/platform`.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const root = new URL('..', import.meta.url).pathname;
+const jestArgs = process.argv.slice(2);
+let passed = 0;
+let failed = 0;
+
+function step(name, command, args, env = {}) {
+  process.stdout.write(`\n== ${name}: ${command} ${args.join(' ')}\n`);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  return result.status === 0;
+}
+
+function check(name, command, args) {
+  if (step(name, command, args)) passed += 1;
+  else {
+    failed += 1;
+    process.stdout.write(`!! ${name} failed\n`);
+  }
+}
+
+async function postgisServerAvailable() {
+  const client = new pg.Client({
+    connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    connectionTimeoutMillis: 3000,
+  });
+  try {
+    await client.connect();
+    const { rows } = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'");
+    return rows.length === 1;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+check('lint', 'npx', ['eslint', '.', '--max-warnings', '0']);
+check('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+if (!step('build', 'npx', ['nest', 'build'])) {
+  console.log(`${passed} passed, ${failed + 1} failed`);
+  process.exit(1);
+}
+
+const report = join(mkdtempSync(join(tmpdir(), 'bookcase-jest-')), 'report.json');
+const serial = !(await postgisServerAvailable());
+if (serial) process.stdout.write('\nNo PostgreSQL+PostGIS server: e2e runs serially on the embedded database.\n');
+const jestOk = step(
+  'jest',
+  process.execPath,
+  [
+    '--experimental-vm-modules',
+    '--no-warnings=ExperimentalWarning',
+    'node_modules/jest/bin/jest.js',
+    '--json',
+    `--outputFile=${report}`,
+    ...(serial ? ['--runInBand'] : []),
+    ...jestArgs,
+  ],
+);
+
+let results = null;
+try {
+  results = JSON.parse(readFileSync(report, 'utf8'));
+} catch {
+  // Jest did not write a report (it crashed before running): counted as one failure below.
+}
+if (results) {
+  passed += results.numPassedTests;
+  failed += results.numFailedTests;
+  if (results.numRuntimeErrorTestSuites) failed += results.numRuntimeErrorTestSuites;
+  if (results.numPendingTests) process.stdout.write(`(${results.numPendingTests} skipped)\n`);
+} else {
+  failed += 1;
+}
+const ok = jestOk && failed === 0;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(ok ? 0 : 1);

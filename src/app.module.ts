@@ -1,0 +1,51 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import type { DestinationStream } from 'pino';
+import { CommonModule } from './common/common.module.js';
+import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
+import { CacheControlInterceptor } from './common/http/cache-control.js';
+import { LoggingModule } from './common/logging/logging.module.js';
+import { MediaModule } from './common/media/media.module.js';
+import { RATE_LIMIT_GUARD, RateLimitModule } from './common/rate-limit/rate-limit.module.js';
+import { RedisModule } from './common/redis/redis.module.js';
+import { ApiValidationPipe } from './common/validation/validation.pipe.js';
+import { AppConfig } from './config/app-config.js';
+import { ConfigModule } from './config/config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { HealthModule } from './health/health.module.js';
+import { UsersModule } from './users/users.module.js';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  /** The database to use: DATABASE_URL, or the embedded server's loopback URL. */
+  databaseUrl: string;
+  runMigrations?: boolean;
+  logDestination?: DestinationStream;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(options: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(options.config),
+        CommonModule,
+        LoggingModule.forRoot(options.logDestination),
+        DatabaseModule.forRoot(options.databaseUrl, options.config.database.poolSize, options.runMigrations ?? true),
+        RedisModule,
+        RateLimitModule,
+        MediaModule,
+        HealthModule,
+        UsersModule,
+      ],
+      providers: [
+        // Guards run in this order: rate limit first, so an over-limit request is refused before anything else.
+        RATE_LIMIT_GUARD,
+        { provide: APP_PIPE, useClass: ApiValidationPipe },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_INTERCEPTOR, useClass: CacheControlInterceptor },
+      ],
+    };
+  }
+}

@@ -1,0 +1,13 @@
+import { Injectable } from '@nestjs/common';
+
+/** The service's notion of "now". Injected so tests can move time instead of sleeping. */
+@Injectable()
+export class Clock {
+  now(): number {
+    return Date.now();
+  }
+
+  date(): Date {
+    return new Date(this.now());
+  }
+}

@@ -1,0 +1,102 @@
+import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type ExceptionFilter } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { QueryFailedError } from 'typeorm';
+import { ApiError, type ErrorDetails } from './api-error.js';
+
+interface ErrorBody {
+  message: string;
+  details: ErrorDetails;
+}
+
+const GENERIC_MESSAGES: Record<number, string> = {
+  400: 'Bad request.',
+  401: 'Unauthorized',
+  403: 'Forbidden.',
+  404: 'Not found.',
+  405: 'Method not allowed.',
+  406: 'Not acceptable.',
+  409: 'Conflict.',
+  413: 'Request body too large.',
+  415: 'Unsupported media type.',
+  422: 'Validation error.',
+  429: 'Too many requests. Please try again later.',
+  500: 'Internal server error.',
+  503: 'Service unavailable.',
+};
+
+/** PostgreSQL error codes the service maps instead of leaking driver text. */
+const PG_CONFLICT = new Set(['23505', '23P01', '40001', '40P01']);
+const PG_REFERENCE = new Set(['23503']);
+const PG_BAD_INPUT = new Set(['22P02', '22003', '22001', '22007', '22008', '23502', '23514']);
+
+/** Body-parser / multer failures carry a `type` or `code` instead of being HttpExceptions. */
+interface TransportError {
+  type?: string;
+  code?: string;
+  status?: number;
+  statusCode?: number;
+}
+
+/** The single place that turns any thrown value into {message, details}. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const response = http.getResponse<Response>();
+    const request = http.getRequest<Request>();
+    const [status, body] = this.toEnvelope(exception, request);
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    response.setHeader('Cache-Control', 'no-store');
+    response.status(status).json(body);
+  }
+
+  private toEnvelope(exception: unknown, request: Request): [number, ErrorBody] {
+    if (exception instanceof ApiError) {
+      return [exception.getStatus(), { message: exception.message, details: exception.details }];
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status >= 500) this.logUnexpected(exception, request);
+      return [status, { message: this.messageFor(exception, status), details: null }];
+    }
+    if (exception instanceof QueryFailedError) {
+      const code = (exception.driverError as { code?: string } | undefined)?.code ?? '';
+      if (PG_CONFLICT.has(code)) return [409, { message: 'The request conflicts with existing data.', details: null }];
+      if (PG_REFERENCE.has(code)) return [409, { message: 'A referenced object does not exist.', details: null }];
+      if (PG_BAD_INPUT.has(code)) return [400, { message: 'Bad request.', details: null }];
+    }
+    const transport = (exception ?? {}) as TransportError;
+    if (transport.type === 'entity.parse.failed') return [400, { message: 'Cannot parse request body.', details: null }];
+    if (transport.type === 'entity.too.large') return [413, { message: 'Request body too large.', details: null }];
+    if (transport.type === 'encoding.unsupported' || transport.type === 'charset.unsupported') {
+      return [415, { message: 'Unsupported media type.', details: null }];
+    }
+    const transportStatus = transport.status ?? transport.statusCode;
+    if (typeof transportStatus === 'number' && transportStatus >= 400 && transportStatus < 500) {
+      return [transportStatus, { message: GENERIC_MESSAGES[transportStatus] ?? 'Bad request.', details: null }];
+    }
+    this.logUnexpected(exception, request);
+    return [HttpStatus.INTERNAL_SERVER_ERROR, { message: GENERIC_MESSAGES[500], details: null }];
+  }
+
+  /** Nest's own exceptions (unknown route, body parser wrapped errors) keep the service's fixed wording. */
+  private messageFor(exception: HttpException, status: number): string {
+    const response = exception.getResponse();
+    const cause = (exception.cause ?? {}) as TransportError;
+    if (cause.type === 'entity.parse.failed') return 'Cannot parse request body.';
+    if (status === 400 && typeof response === 'object' && /JSON/i.test(String((response as { message?: unknown }).message))) {
+      return 'Cannot parse request body.';
+    }
+    return GENERIC_MESSAGES[status] ?? (status >= 500 ? GENERIC_MESSAGES[500] : 'Bad request.');
+  }
+
+  private logUnexpected(exception: unknown, request: Request): void {
+    const error = exception instanceof Error ? exception : new Error(String(exception));
+    this.logger.error(`${request.method} ${request.path} failed: ${error.message}`, error.stack);
+  }
+}

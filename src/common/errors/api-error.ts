@@ -1,0 +1,53 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+
+export type ErrorDetails = Record<string, unknown> | null;
+
+/** An HTTP error whose body is exactly the service's envelope: {message, details}. */
+export class ApiError extends HttpException {
+  constructor(
+    status: number,
+    message: string,
+    readonly details: ErrorDetails = null,
+  ) {
+    super({ message, details }, status);
+  }
+
+  static badRequest(message: string, details: ErrorDetails = null): ApiError {
+    return new ApiError(HttpStatus.BAD_REQUEST, message, details);
+  }
+
+  static unauthorized(message = 'Unauthorized'): ApiError {
+    return new ApiError(HttpStatus.UNAUTHORIZED, message);
+  }
+
+  static forbidden(message: string): ApiError {
+    return new ApiError(HttpStatus.FORBIDDEN, message);
+  }
+
+  static notFound(): ApiError {
+    return new ApiError(HttpStatus.NOT_FOUND, 'Not found.');
+  }
+
+  static conflict(message: string, details: ErrorDetails = null): ApiError {
+    return new ApiError(HttpStatus.CONFLICT, message, details);
+  }
+}
+
+export interface ValidationErrorItem {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export const VALIDATION_MESSAGE = 'Validation error.';
+
+/** 422 with the field errors, as decisions.md §1 shapes them. */
+export class RequestValidationError extends ApiError {
+  constructor(readonly errors: ValidationErrorItem[]) {
+    super(HttpStatus.UNPROCESSABLE_ENTITY, VALIDATION_MESSAGE, { errors });
+  }
+
+  static single(loc: (string | number)[], msg: string, type = 'value_error'): RequestValidationError {
+    return new RequestValidationError([{ loc, msg, type }]);
+  }
+}

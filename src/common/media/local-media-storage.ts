@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { MediaStorage, assertSafeKey } from './media-storage.js';
+
+/** Media on local disk under MEDIA_ROOT. Writes go to a temporary file first, so a reader never sees half a file. */
+export class LocalMediaStorage extends MediaStorage {
+  constructor(readonly root: string) {
+    super();
+  }
+
+  private path(key: string): string {
+    assertSafeKey(key);
+    return join(this.root, key);
+  }
+
+  async put(key: string, data: Buffer): Promise<void> {
+    const target = this.path(key);
+    await mkdir(dirname(target), { recursive: true });
+    const temporary = `${target}.${randomUUID()}.tmp`;
+    await writeFile(temporary, data, { mode: 0o644 });
+    await rename(temporary, target);
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      return (await stat(this.path(key))).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  async read(key: string): Promise<Buffer> {
+    return readFile(this.path(key));
+  }
+}

@@ -1,0 +1,21 @@
+import { mkdirSync } from 'node:fs';
+import { Global, Module } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config.js';
+import { LocalMediaStorage } from './local-media-storage.js';
+import { MediaStorage } from './media-storage.js';
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: MediaStorage,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => {
+        mkdirSync(config.mediaRoot, { recursive: true });
+        return new LocalMediaStorage(config.mediaRoot);
+      },
+    },
+  ],
+  exports: [MediaStorage],
+})
+export class MediaModule {}

@@ -1,0 +1,79 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { ToInt } from '../validation/transforms.js';
+
+export const MAX_PAGE_SIZE = 50;
+export const DEFAULT_PAGE_SIZE = 20;
+
+export class PaginationQueryDto {
+  /** 1-indexed page; a page past the end returns the last page. */
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  page: number = 1;
+
+  /** Items per page, 1–50. */
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  page_size: number = DEFAULT_PAGE_SIZE;
+}
+
+export class PaginationMeta {
+  @ApiProperty() page: number;
+  @ApiProperty() page_size: number;
+  @ApiProperty() total: number;
+  @ApiProperty() total_pages: number;
+  @ApiProperty() has_next: boolean;
+  @ApiProperty() has_previous: boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  pagination: PaginationMeta;
+}
+
+export interface PageWindow {
+  page: number;
+  pageSize: number;
+  offset: number;
+  totalPages: number;
+}
+
+/** Where a requested page lands once the total is known: past the end means the last page. */
+export function pageWindow(total: number, page: number, pageSize: number): PageWindow {
+  const totalPages = Math.max(1, Math.ceil(total / pageSize));
+  const effective = Math.min(Math.max(1, page), totalPages);
+  return { page: effective, pageSize, offset: (effective - 1) * pageSize, totalPages };
+}
+
+export function toPage<T>(items: T[], total: number, window: PageWindow): Page<T> {
+  return {
+    items,
+    pagination: {
+      page: window.page,
+      page_size: window.pageSize,
+      total,
+      total_pages: window.totalPages,
+      has_next: window.page < window.totalPages,
+      has_previous: window.page > 1,
+    },
+  };
+}
+
+/**
+ * Runs a count and then a page fetch, clamping the page to the last one. Repositories supply both queries.
+ */
+export async function paginate<T>(
+  query: { page: number; page_size: number },
+  count: () => Promise<number>,
+  fetch: (limit: number, offset: number) => Promise<T[]>,
+): Promise<Page<T>> {
+  const total = await count();
+  const window = pageWindow(total, query.page, query.page_size);
+  const items = total === 0 ? [] : await fetch(window.pageSize, window.offset);
+  return toPage(items, total, window);
+}

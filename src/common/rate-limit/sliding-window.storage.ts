@@ -1,0 +1,119 @@
+import type { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+
+export interface RateLimitResult {
+  /** Requests counted in the window, this one included when it was allowed. */
+  totalHits: number;
+  isBlocked: boolean;
+  /** Whole seconds until the oldest counted request leaves the window (≥ 1 when blocked, else 0). */
+  retryAfterSeconds: number;
+}
+
+/** Counts requests per key over a sliding window. A refused request is never counted. */
+export abstract class RateLimitStorage {
+  abstract hit(key: string, windowMs: number, limit: number): Promise<RateLimitResult>;
+  close(): void {}
+}
+
+function toSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/**
+ * A sliding log in process memory: each allowed request is remembered with its time and counts until it is
+ * `windowMs` old; a request is refused while `limit` younger ones exist.
+ */
+export class MemorySlidingWindowStorage extends RateLimitStorage {
+  private readonly hits = new Map<string, number[]>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly maxWindowMs = 86_400_000,
+  ) {
+    super();
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+  }
+
+  async hit(key: string, windowMs: number, limit: number): Promise<RateLimitResult> {
+    const now = this.clock.now();
+    const live = (this.hits.get(key) ?? []).filter((at) => now - at < windowMs);
+    if (live.length >= limit) {
+      this.hits.set(key, live);
+      return { totalHits: live.length, isBlocked: true, retryAfterSeconds: toSeconds(live[0] + windowMs - now) };
+    }
+    live.push(now);
+    this.hits.set(key, live);
+    return { totalHits: live.length, isBlocked: false, retryAfterSeconds: 0 };
+  }
+
+  /** Drops keys whose newest request has aged out, so idle clients cost no memory. */
+  sweep(): void {
+    const now = this.clock.now();
+    for (const [key, hits] of this.hits) {
+      if (!hits.length || now - hits[hits.length - 1] >= this.maxWindowMs) this.hits.delete(key);
+    }
+  }
+
+  size(): number {
+    return this.hits.size;
+  }
+
+  override close(): void {
+    clearInterval(this.sweeper);
+  }
+}
+
+/** The same sliding log in a Redis sorted set, changed atomically by one script, shared by every instance. */
+export const SLIDING_WINDOW_LUA = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local blocked = 1
+if count < limit then
+  redis.call('ZADD', key, now, ARGV[4])
+  redis.call('PEXPIRE', key, window)
+  count = count + 1
+  blocked = 0
+end
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+return {count, blocked, tonumber(oldest[2]) + window - now}
+`;
+
+type SlidingWindowRedis = Redis & {
+  slidingWindowHit(key: string, now: number, windowMs: number, limit: number, member: string): Promise<[number, number, number]>;
+};
+
+export class RedisSlidingWindowStorage extends RateLimitStorage {
+  private readonly redis: SlidingWindowRedis;
+
+  constructor(
+    redis: Redis,
+    private readonly clock: Clock,
+    private readonly prefix: string,
+  ) {
+    super();
+    if (!('slidingWindowHit' in redis)) {
+      redis.defineCommand('slidingWindowHit', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
+    }
+    this.redis = redis as SlidingWindowRedis;
+  }
+
+  async hit(key: string, windowMs: number, limit: number): Promise<RateLimitResult> {
+    const now = this.clock.now();
+    const [count, blocked, waitMs] = await this.redis.slidingWindowHit(
+      this.prefix + key,
+      now,
+      windowMs,
+      limit,
+      `${now}:${randomUUID()}`,
+    );
+    const isBlocked = blocked === 1;
+    return { totalHits: count, isBlocked, retryAfterSeconds: isBlocked ? toSeconds(waitMs) : 0 };
+  }
+}

@@ -1,0 +1,82 @@
+import { Injectable, ValidationPipe, type ArgumentMetadata } from '@nestjs/common';
+import type { ValidationError } from 'class-validator';
+import { RequestValidationError, type ValidationErrorItem } from '../errors/api-error.js';
+
+/** Marker the `@FormBody()` decorator passes so multipart fields are reported under `form`. */
+export const FORM_BODY = 'form';
+
+type Location = 'body' | 'query' | 'path' | 'form';
+
+function locationOf(metadata: ArgumentMetadata): Location | null {
+  switch (metadata.type) {
+    case 'body':
+      return 'body';
+    case 'query':
+      return 'query';
+    case 'param':
+      return 'path';
+    case 'custom':
+      return metadata.data === FORM_BODY ? 'form' : null;
+    default:
+      return null;
+  }
+}
+
+function snake(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+}
+
+export function flattenValidationErrors(
+  errors: ValidationError[],
+  prefix: (string | number)[],
+): ValidationErrorItem[] {
+  return errors.flatMap((error) => {
+    const loc = [...prefix, /^\d+$/.test(error.property) ? Number(error.property) : error.property];
+    const own = Object.entries(error.constraints ?? {}).map(([constraint, msg]) => ({
+      loc,
+      msg,
+      type: snake(constraint),
+    }));
+    return [...own, ...flattenValidationErrors(error.children ?? [], loc)];
+  });
+}
+
+class CollectedValidationErrors extends Error {
+  constructor(readonly errors: ValidationError[]) {
+    super('validation failed');
+  }
+}
+
+/**
+ * The one validation stack: class-validator DTOs, unknown keys dropped (whitelist), every failure reported as a
+ * 422 whose `loc` starts with where the value came from (query, path, body or form).
+ */
+@Injectable()
+export class ApiValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      transform: true,
+      whitelist: true,
+      forbidNonWhitelisted: false,
+      forbidUnknownValues: false,
+      stopAtFirstError: false,
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => new CollectedValidationErrors(errors),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const location = locationOf(metadata);
+    if (!location) return value;
+    const target = location === 'form' ? { ...metadata, type: 'body' as const } : metadata;
+    try {
+      return await super.transform(value ?? {}, target);
+    } catch (error) {
+      if (error instanceof CollectedValidationErrors) {
+        const prefix = location === 'path' && metadata.data ? [location, metadata.data] : [location];
+        throw new RequestValidationError(flattenValidationErrors(error.errors, prefix));
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { EnvironmentVariables } from './env.schema.js';
+
+export type RateLimitTier = 'read' | 'write' | 'login' | 'register' | 'refresh' | 'social';
+
+export const LAUNCH_GATES = [
+  'plan',
+  'community',
+  'licence',
+  'consent_copy',
+  'attribution',
+  'rollback',
+] as const;
+
+/** Typed, validated configuration. Built once from the environment; the only view of it the app gets. */
+export class AppConfig {
+  readonly nodeEnv!: 'development' | 'production' | 'test';
+  readonly port!: number;
+  readonly host!: string;
+  readonly logLevel!: string;
+  readonly database!: {
+    /** Connection URL; null means "start the embedded database in dataDir". */
+    url: string | null;
+    poolSize: number;
+  };
+  readonly dataDir!: string;
+  readonly mediaRoot!: string;
+  readonly redisUrl!: string | null;
+  /** Prefix of every Redis key the service writes (rate limits, caches, replay guards). */
+  readonly redisKeyPrefix!: string;
+  /** Express `trust proxy` value; false when unset. */
+  readonly trustProxy!: boolean | number | string;
+  readonly jwt!: { secret: string; accessTtlSeconds: number; refreshTtlSeconds: number };
+  readonly rateLimit!: { enabled: boolean; windowSeconds: number; limits: Record<RateLimitTier, number> };
+  readonly social!: {
+    apple: { clientIds: string[]; jwksUrl: string; issuer: string };
+    google: { clientIds: string[]; jwksUrl: string; issuer: string };
+  };
+  readonly ai!: { baseUrl: string; apiKey: string; model: string } | null;
+  readonly mapdb!: {
+    writeEnabled: boolean;
+    apiBaseUrl: string | null;
+    oauthAccessToken: string | null;
+    queryUrl: string | null;
+    userAgent: string;
+    planUrl: string | null;
+    duplicateRadiusMeters: number;
+    duplicateCheckMaxAgeSeconds: number;
+    launchGates: string[];
+  };
+
+  constructor(values: AppConfig) {
+    Object.assign(this, values);
+  }
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function parseDuration(text: string): number {
+  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(text);
+  if (!match) throw new Error(`bad duration ${text}`);
+  const value = Number(match[1]);
+  switch (match[2]) {
+    case 'ms':
+      return Math.max(1, Math.round(value / 1000));
+    case 'm':
+      return value * 60;
+    case 'h':
+      return value * 3600;
+    case 'd':
+      return value * 86400;
+    default:
+      return value;
+  }
+}
+
+function flatten(errors: ValidationError[]): string[] {
+  return errors.flatMap((error) => Object.values(error.constraints ?? {}).map((msg) => `${error.property}: ${msg}`));
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .join(',');
+}
+
+/** Reads the embedded default's JWT secret from its data folder, creating it on first start. */
+function embeddedJwtSecret(dataDir: string): string {
+  const file = join(dataDir, 'jwt-secret');
+  try {
+    const existing = readFileSync(file, 'utf8').trim();
+    if (existing.length >= 32) return existing;
+  } catch {
+    // first start: fall through and create one
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): AppConfig {
+  const env = plainToInstance(EnvironmentVariables, { ...source }, { excludeExtraneousValues: false });
+  const problems = flatten(validateSync(env, { whitelist: false, forbidUnknownValues: false }));
+  const gates = list(env.MAPDB_LAUNCH_GATES);
+  const unknownGates = gates.filter((gate) => !(LAUNCH_GATES as readonly string[]).includes(gate));
+  if (unknownGates.length) {
+    problems.push(`MAPDB_LAUNCH_GATES: unknown gate(s) ${unknownGates.join(', ')}; known: ${LAUNCH_GATES.join(', ')}`);
+  }
+  if (env.MAPDB_WRITE_ENABLED && !env.MAPDB_USER_AGENT) {
+    problems.push('MAPDB_USER_AGENT: required when MAPDB_WRITE_ENABLED=true (application/version plus a contact URL)');
+  }
+  if (problems.length) throw new ConfigError(problems);
+
+  const dataDir = resolve(env.DATA_DIR ?? './data');
+  const databaseUrl = env.DATABASE_URL ?? null;
+  const aiConfigured = Boolean(env.AI_API_BASE_URL && env.AI_API_KEY && env.AI_MODEL);
+
+  return new AppConfig({
+    nodeEnv: (env.NODE_ENV ?? 'development') as AppConfig['nodeEnv'],
+    port: env.PORT ?? 3000,
+    host: env.HOST ?? '0.0.0.0',
+    logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    database: { url: databaseUrl, poolSize: env.DATABASE_POOL_SIZE ?? 10 },
+    dataDir,
+    mediaRoot: resolve(env.MEDIA_ROOT ?? join(dataDir, 'media')),
+    redisUrl: env.REDIS_URL ?? null,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'bookcase:',
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    jwt: {
+      secret: env.JWT_SECRET ?? embeddedJwtSecret(dataDir),
+      accessTtlSeconds: parseDuration(env.JWT_ACCESS_TTL ?? '5m'),
+      refreshTtlSeconds: parseDuration(env.JWT_REFRESH_TTL ?? '30d'),
+    },
+    rateLimit: {
+      enabled: env.RATE_LIMIT_ENABLED ?? true,
+      windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS ?? 300,
+      limits: {
+        read: env.RATE_LIMIT_READ ?? 60,
+        write: env.RATE_LIMIT_WRITE ?? 10,
+        login: env.RATE_LIMIT_LOGIN ?? 10,
+        register: env.RATE_LIMIT_REGISTER ?? 5,
+        refresh: env.RATE_LIMIT_REFRESH ?? 15,
+        social: env.RATE_LIMIT_SOCIAL ?? 10,
+      },
+    },
+    social: {
+      apple: {
+        clientIds: list(env.APPLE_CLIENT_IDS),
+        jwksUrl: env.APPLE_JWKS_URL ?? 'https://appleid.apple.com/auth/keys',
+        issuer: env.APPLE_ISSUER ?? 'https://appleid.apple.com',
+      },
+      google: {
+        clientIds: list(env.GOOGLE_CLIENT_IDS),
+        jwksUrl: env.GOOGLE_JWKS_URL ?? 'https://www.googleapis.com/oauth2/v3/certs',
+        issuer: env.GOOGLE_ISSUER ?? 'https://accounts.google.com',
+      },
+    },
+    ai: aiConfigured ? { baseUrl: env.AI_API_BASE_URL!, apiKey: env.AI_API_KEY!, model: env.AI_MODEL! } : null,
+    mapdb: {
+      writeEnabled: env.MAPDB_WRITE_ENABLED ?? false,
+      apiBaseUrl: env.MAPDB_API_BASE_URL ?? null,
+      oauthAccessToken: env.MAPDB_OAUTH_ACCESS_TOKEN ?? null,
+      queryUrl: env.MAPDB_QUERY_URL ?? null,
+      userAgent: env.MAPDB_USER_AGENT ?? 'bookcase-directory/0.1.0',
+      planUrl: env.MAPDB_PLAN_URL ?? null,
+      duplicateRadiusMeters: env.MAPDB_DUPLICATE_RADIUS_METERS ?? 100,
+      duplicateCheckMaxAgeSeconds: env.MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS ?? 900,
+      launchGates: gates,
+    },
+  });
+}

@@ -1,0 +1,46 @@
+/**
+ * Child process that owns the embedded PostgreSQL (PGlite with PostGIS) and serves it on loopback through
+ * pglite-socket, so the API talks to it with the ordinary `pg` driver and its queries never run on the API's
+ * event loop. Started by startEmbeddedDatabase(); exits when its parent goes away.
+ */
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
+import { postgis } from '@electric-sql/pglite-postgis';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+const [dataDir, portArg] = process.argv.slice(2);
+if (!dataDir) {
+  process.stderr.write('usage: embedded-database.worker <data-dir> [port]\n');
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create(dataDir, { extensions: { postgis, pg_trgm, unaccent } });
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: Number(portArg ?? 0), maxConnections: 32 });
+  await server.start();
+  const [, port] = server.getServerConn().split(':');
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await server.stop().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('disconnect', stop);
+  process.on('message', (message) => {
+    if (message === 'stop') void stop();
+  });
+  process.send?.({ type: 'ready', port: Number(port) });
+}
+
+main().catch((error: unknown) => {
+  process.send?.({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+});

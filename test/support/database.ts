@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A database of this test file's own: a clone of the migrated template (server mode), or the embedded database
+ * emptied of rows (embedded mode, where files run one at a time).
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (process.env.TEST_DB_MODE === 'embedded') {
+    const url = process.env.TEST_DB_URL!;
+    await truncateAll(url);
+    return { url, drop: async () => undefined };
+  }
+  const adminUrl = process.env.TEST_DB_ADMIN_URL;
+  const template = process.env.TEST_DB_TEMPLATE;
+  if (!adminUrl || !template) throw new Error('e2e global setup did not run');
+  const name = `bookcase_t_${randomBytes(6).toString('hex')}`;
+  await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => withClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+async function truncateAll(url: string): Promise<void> {
+  await withClient(url, async (client) => {
+    const { rows } = await client.query<{ tablename: string }>(
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'spatial_ref_sys')",
+    );
+    if (rows.length) {
+      await client.query(`TRUNCATE ${rows.map((row) => `"${row.tablename}"`).join(', ')} RESTART IDENTITY CASCADE`);
+    }
+  });
+}
+
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
