@@ -1,27 +1,19 @@
-import { RequestMethod, type INestApplication } from '@nestjs/common';
+import { RequestMethod } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { PINO, PinoNestLogger, requestLogger } from './common/logging/logging.module.js';
 import { serveMedia } from './common/media/serve-media.js';
+import { buildOpenApiDocument } from './common/openapi/openapi.js';
 import type { AppConfig } from './config/app-config.js';
 
 export const API_PREFIX = 'api/v1';
-export const API_VERSION = '1.8.0';
-
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
-    .setTitle('Bookcase Directory API')
-    .setDescription('Public bookcase directory: accounts, libraries, favourites, community photos, statistics.')
-    .setVersion(API_VERSION)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
-    .build();
-  return SwaggerModule.createDocument(app, config);
-}
-
-/** Everything about the HTTP surface that is not a module: proxy trust, body limits, prefix, docs, media. */
-export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+/**
+ * Everything about the HTTP surface that is not a module: proxy trust, body limits, prefix, docs, media. Ends by
+ * initialising the app and adding the fallbacks that must come after every route.
+ */
+export async function configureApp(app: NestExpressApplication, config: AppConfig): Promise<void> {
   const logger = app.get<Logger>(PINO);
   app.useLogger(new PinoNestLogger(logger));
   app.use(requestLogger(logger));
@@ -45,5 +37,19 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
     raw: ['json'],
+  });
+  await app.init();
+  // Nest answers unknown paths under the API prefix itself; everything else (e.g. /media misses) lands here.
+  app.use((_req: Request, res: Response) => {
+    res.status(404).setHeader('Cache-Control', 'no-store').json({ message: 'Not found.', details: null });
+  });
+  app.use((error: { status?: number; statusCode?: number }, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(error);
+    const status = error.status ?? error.statusCode ?? 500;
+    const known = status === 404 || status === 403 || status === 400;
+    res
+      .status(known ? 404 : 500)
+      .setHeader('Cache-Control', 'no-store')
+      .json(known ? { message: 'Not found.', details: null } : { message: 'Internal server error.', details: null });
   });
 }

@@ -19,7 +19,7 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, databaseUrl }), {
     bufferLogs: true,
   });
-  configureApp(app, config);
+  await configureApp(app, config);
   await app.listen(config.port, config.host);
   process.stdout.write(`Bookcase Directory listening on http://${config.host}:${config.port}/api/v1/\n`);
 

@@ -1,10 +1,13 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface EmbeddedDatabase {
   url: string;
+  /** True when this process started the server (and stop() ends it); false when it joined a running one. */
+  owned: boolean;
   stop(): Promise<void>;
 }
 
@@ -20,9 +23,58 @@ function workerPath(): string {
   throw new Error('The embedded database worker is not built; run `npm run build` first.');
 }
 
-/** Starts the embedded PGlite server for `dataDir` in a child process and returns its loopback URL. */
+const urlFor = (port: number) => `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.setTimeout(1000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+/** The server another process already runs for this data directory, if any. */
+async function runningServer(dataDir: string): Promise<number | null> {
+  const file = join(dataDir, 'server.json');
+  if (!existsSync(file)) return null;
+  try {
+    const { pid, port } = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; port: number | null };
+    if (!alive(pid)) return null;
+    if (port === null) throw new Error(`The embedded database in ${dataDir} is still starting (pid ${pid}); try again.`);
+    return (await portAnswers(port)) ? port : null;
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
+  }
+}
+
+/**
+ * The embedded PGlite server for `dataDir` (`DATA_DIR/db`): joins the one another process runs for it, or starts
+ * one in a child process. Returns its loopback URL.
+ */
 export async function startEmbeddedDatabase(dataDir: string, port = 0): Promise<EmbeddedDatabase> {
-  const child: ChildProcess = fork(workerPath(), [join(dataDir, 'pgdata'), String(port)], {
+  const directory = join(dataDir, 'db');
+  const existing = await runningServer(directory);
+  if (existing !== null) return { url: urlFor(existing), owned: false, stop: async () => undefined };
+
+  const child: ChildProcess = fork(workerPath(), [directory, String(port)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const readyPort = await new Promise<number>((resolve, reject) => {
@@ -37,8 +89,11 @@ export async function startEmbeddedDatabase(dataDir: string, port = 0): Promise<
       }
     });
   });
+  child.unref();
+  child.channel?.unref();
   return {
-    url: `postgres://postgres:postgres@127.0.0.1:${readyPort}/postgres`,
+    url: urlFor(readyPort),
+    owned: true,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -2,8 +2,12 @@
  * Child process that owns the embedded PostgreSQL (PGlite with PostGIS) and serves it on loopback through
  * pglite-socket, so the API talks to it with the ordinary `pg` driver and its queries never run on the API's
  * event loop. Started by startEmbeddedDatabase(); exits when its parent goes away.
+ *
+ * Only one process may open a data directory: the worker holds `<dataDir>/server.json` ({pid, port}) while it
+ * runs, and other processes (the CLI next to `npm start`) connect to that server instead of opening the files.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
@@ -15,13 +19,17 @@ if (!dataDir) {
   process.stderr.write('usage: embedded-database.worker <data-dir> [port]\n');
   process.exit(2);
 }
+const serverFile = join(dataDir, 'server.json');
 
 async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir, { extensions: { postgis, pg_trgm, unaccent } });
+  // Claim the directory before opening it; the parent checked that no live server holds it.
+  writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port: null }));
+  const db = await PGlite.create(join(dataDir, 'pgdata'), { extensions: { postgis, pg_trgm, unaccent } });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: Number(portArg ?? 0), maxConnections: 32 });
   await server.start();
-  const [, port] = server.getServerConn().split(':');
+  const port = Number(server.getServerConn().split(':')[1]);
+  writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port }));
 
   let stopping = false;
   const stop = async () => {
@@ -29,6 +37,7 @@ async function main(): Promise<void> {
     stopping = true;
     await server.stop().catch(() => undefined);
     await db.close().catch(() => undefined);
+    rmSync(serverFile, { force: true });
     process.exit(0);
   };
   process.on('SIGTERM', stop);
@@ -37,10 +46,11 @@ async function main(): Promise<void> {
   process.on('message', (message) => {
     if (message === 'stop') void stop();
   });
-  process.send?.({ type: 'ready', port: Number(port) });
+  process.send?.({ type: 'ready', port });
 }
 
 main().catch((error: unknown) => {
+  rmSync(serverFile, { force: true });
   process.send?.({ type: 'error', message: error instanceof Error ? error.message : String(error) });
   process.exit(1);
 });

@@ -57,8 +57,7 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     .useValue(clock)
     .compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: false, logger: false });
-  configureApp(app, config);
-  await app.init();
+  await configureApp(app, config);
   return {
     app,
     config,

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { Public } from '../../src/common/auth/public.decorator.js';
 import { PaginationQueryDto, paginate } from '../../src/common/pagination/pagination.js';
 import { RateLimit } from '../../src/common/rate-limit/rate-limit.decorator.js';
+import { PublicCache } from '../../src/common/http/cache-control.js';
 import { ToInt } from '../../src/common/validation/transforms.js';
 
 class ProbeQueryDto extends PaginationQueryDto {
@@ -47,6 +48,14 @@ class ProbeController {
       async () => all.length,
       async (limit, offset) => all.slice(offset, offset + limit),
     );
+  }
+
+  @Get('cached')
+  @RateLimit('read')
+  @PublicCache(120)
+  @ApiOkResponse()
+  cached() {
+    return { cached: true };
   }
 
   @Post('echo')

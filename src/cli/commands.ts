@@ -1,0 +1,44 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { StaffService } from '../users/staff.service.js';
+
+export interface CliCommand {
+  usage: string;
+  /** Option names this command takes (all strings); positional arguments are passed through. */
+  options: Record<string, { type: 'string' | 'boolean' }>;
+  run(app: INestApplicationContext, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<string>;
+}
+
+function required(values: Record<string, string | boolean | undefined>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+export class UsageError extends Error {}
+
+export const COMMANDS: Record<string, CliCommand> = {
+  migrate: {
+    usage: 'migrate                      apply pending database migrations',
+    options: {},
+    async run(app) {
+      // The context applies pending migrations as it starts; report what is recorded.
+      const rows = await app.get(DataSource).query<{ name: string }[]>('SELECT name FROM schema_migrations ORDER BY id');
+      return `Database is up to date (${rows.length} migrations applied).`;
+    },
+  },
+  'create-staff': {
+    usage: 'create-staff --username U --email E --password P   create a staff account or promote an existing one',
+    options: { username: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
+    async run(app, values) {
+      const result = await app.get(StaffService).createOrPromote({
+        username: required(values, 'username'),
+        email: required(values, 'email'),
+        password: required(values, 'password'),
+      });
+      return result.outcome === 'created'
+        ? `Created staff user ${values.username} (id ${result.id}).`
+        : `Promoted ${values.username} (id ${result.id}) to staff.`;
+    },
+  },
+};

@@ -1,0 +1,100 @@
+import type { INestApplication } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants.js';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { DocumentBuilder, SwaggerModule, getSchemaPath, type OpenAPIObject } from '@nestjs/swagger';
+import { OPTIONAL_AUTH_KEY, STAFF_ONLY_KEY } from '../auth/auth.decorators.js';
+import { IS_PUBLIC_KEY } from '../auth/public.decorator.js';
+import { ErrorResponse, RateLimitedResponse, ValidationErrorResponse } from '../errors/error.response.js';
+import { RATE_LIMIT_KEY } from '../rate-limit/rate-limit.decorator.js';
+
+export const API_VERSION = '1.8.0';
+
+interface RouteFacts {
+  isPublic: boolean;
+  optionalAuth: boolean;
+  staffOnly: boolean;
+  rateLimited: boolean;
+}
+
+type ResponseMap = Record<string, unknown>;
+interface Operation {
+  responses: ResponseMap;
+  parameters?: unknown[];
+  requestBody?: unknown;
+  security?: Record<string, string[]>[];
+  operationId?: string;
+}
+
+const ref = (model: { name: string }) => ({
+  content: { 'application/json': { schema: { $ref: getSchemaPath(model.name) } } },
+});
+
+/** What the guards will do on each route, keyed by the operationId Swagger generates (`Controller_method`). */
+function routeFacts(app: INestApplication): Map<string, RouteFacts> {
+  const discovery = app.get(DiscoveryService);
+  const scanner = app.get(MetadataScanner);
+  const reflector = app.get(Reflector);
+  const facts = new Map<string, RouteFacts>();
+  for (const wrapper of discovery.getControllers()) {
+    if (!wrapper.instance || !wrapper.metatype) continue;
+    const prototype = Object.getPrototypeOf(wrapper.instance) as Record<string, (...args: unknown[]) => unknown>;
+    for (const name of scanner.getAllMethodNames(prototype)) {
+      const handler = prototype[name];
+      if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+      const targets = [handler, wrapper.metatype];
+      const rateLimit = reflector.getAllAndOverride(RATE_LIMIT_KEY, targets);
+      facts.set(`${wrapper.metatype.name}_${name}`, {
+        isPublic: Boolean(reflector.getAllAndOverride(IS_PUBLIC_KEY, targets)),
+        optionalAuth: Boolean(reflector.getAllAndOverride(OPTIONAL_AUTH_KEY, targets)),
+        staffOnly: Boolean(reflector.getAllAndOverride(STAFF_ONLY_KEY, targets)),
+        rateLimited: rateLimit !== undefined && rateLimit !== 'none',
+      });
+    }
+  }
+  return facts;
+}
+
+/** `Controller_method` of every route handler the app serves (the operationIds the document must hold). */
+export function routeHandlerIds(app: INestApplication): string[] {
+  return [...routeFacts(app).keys()];
+}
+
+/**
+ * The OpenAPI 3 document, generated from the code (controllers, DTOs through the swagger plugin), then completed
+ * with the error responses the global guards, pipe and filter produce on every route, so none is undocumented.
+ */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Bookcase Directory API')
+    .setDescription(
+      'Public bookcase directory: accounts, libraries, favourites, community photos, statistics. ' +
+        'Every error is `{message, details}`.',
+    )
+    .setVersion(API_VERSION)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
+    .build();
+  const document = SwaggerModule.createDocument(app, config, {
+    extraModels: [ErrorResponse, ValidationErrorResponse, RateLimitedResponse],
+  });
+  const facts = routeFacts(app);
+  for (const pathItem of Object.values(document.paths)) {
+    for (const operation of Object.values(pathItem) as Operation[]) {
+      if (!operation?.responses) continue;
+      const route = facts.get(operation.operationId ?? '');
+      const add = (status: string, description: string, model: { name: string }) => {
+        operation.responses[status] ??= { description, ...ref(model) };
+      };
+      if (route && (!route.isPublic || route.optionalAuth)) {
+        operation.security = [{ bearer: [] }];
+      }
+      if (route && !route.isPublic) add('401', 'Missing, invalid or expired access token.', ErrorResponse);
+      if (route?.staffOnly) add('403', 'Staff access required.', ErrorResponse);
+      if (operation.parameters?.length || operation.requestBody) {
+        add('422', 'Request validation error.', ValidationErrorResponse);
+      }
+      if (route?.rateLimited) add('429', 'Rate limit exceeded; details.retry_after in seconds.', RateLimitedResponse);
+      add('500', 'Unexpected error.', ErrorResponse);
+    }
+  }
+  return document;
+}

@@ -1,0 +1,108 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig, parseDuration } from './app-config.js';
+
+const SECRET = 'a'.repeat(40);
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: SECRET });
+    expect(config.port).toBe(3000);
+    expect(config.database).toEqual({ url: 'postgres://u@h/db', poolSize: 10 });
+    expect(config.rateLimit).toEqual({
+      enabled: true,
+      windowSeconds: 300,
+      limits: { read: 60, write: 10, login: 10, register: 5, refresh: 15, social: 10 },
+    });
+    expect(config.jwt).toMatchObject({ accessTtlSeconds: 300, refreshTtlSeconds: 30 * 86400 });
+    expect(config.trustProxy).toBe(false);
+    expect(config.redisUrl).toBeNull();
+    expect(config.ai).toBeNull();
+    expect(config.mapdb).toMatchObject({
+      writeEnabled: false,
+      duplicateRadiusMeters: 100,
+      duplicateCheckMaxAgeSeconds: 900,
+      launchGates: [],
+    });
+  });
+
+  it('lists every problem at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://nope',
+        RATE_LIMIT_READ: '0',
+        RATE_LIMIT_ENABLED: 'maybe',
+        REDIS_URL: 'http://redis',
+        MAPDB_LAUNCH_GATES: 'plan,unknown_gate',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['PORT', 'DATABASE_URL', 'RATE_LIMIT_READ', 'RATE_LIMIT_ENABLED', 'REDIS_URL', 'JWT_SECRET', 'MAPDB_LAUNCH_GATES']) {
+      expect(problems).toContain(name);
+    }
+  });
+
+  it('requires a JWT secret of 32+ characters once a database server is configured', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db' })).toThrow(/JWT_SECRET/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: 'short' })).toThrow(/at least 32/);
+  });
+
+  it('generates and keeps the embedded default JWT secret in the data folder', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bookcase-config-'));
+    const first = loadConfig({ DATA_DIR: dataDir });
+    const second = loadConfig({ DATA_DIR: dataDir });
+    expect(first.database.url).toBeNull();
+    expect(first.jwt.secret.length).toBeGreaterThanOrEqual(32);
+    expect(second.jwt.secret).toBe(first.jwt.secret);
+    expect(readFileSync(join(dataDir, 'jwt-secret'), 'utf8').trim()).toBe(first.jwt.secret);
+    expect(statSync(join(dataDir, 'jwt-secret')).mode & 0o077).toBe(0);
+  });
+
+  it.each([
+    [undefined, false],
+    ['false', false],
+    ['true', true],
+    ['2', 2],
+    ['loopback', 'loopback'],
+    ['10.0.0.0/8, 192.168.1.1', '10.0.0.0/8,192.168.1.1'],
+  ])('reads TRUST_PROXY=%s as %p', (value, expected) => {
+    const env: Record<string, string> = { DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: SECRET };
+    if (value !== undefined) env.TRUST_PROXY = value;
+    expect(loadConfig(env).trustProxy).toEqual(expected);
+  });
+
+  it('refuses map writes without their required settings', () => {
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: SECRET, MAPDB_WRITE_ENABLED: 'true' }),
+    ).toThrow(/MAPDB_API_BASE_URL[\s\S]*MAPDB_OAUTH_ACCESS_TOKEN[\s\S]*MAPDB_USER_AGENT/);
+  });
+
+  it('enables AI enrichment only when base URL, key and model are all set', () => {
+    const base = { DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: SECRET };
+    expect(loadConfig({ ...base, AI_API_BASE_URL: 'http://127.0.0.1:9/v1', AI_MODEL: 'm' }).ai).toBeNull();
+    expect(loadConfig({ ...base, AI_API_BASE_URL: 'http://127.0.0.1:9/v1', AI_MODEL: 'm', AI_API_KEY: 'k' }).ai).toEqual({
+      baseUrl: 'http://127.0.0.1:9/v1',
+      apiKey: 'k',
+      model: 'm',
+    });
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['300', 300],
+    ['45s', 45],
+    ['5m', 300],
+    ['2h', 7200],
+    ['30d', 2592000],
+    ['1500ms', 2],
+  ])('%s is %d seconds', (text, seconds) => {
+    expect(parseDuration(text)).toBe(seconds);
+  });
+});

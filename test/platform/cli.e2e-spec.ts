@@ -1,0 +1,73 @@
+import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { cleanEnv, runNode } from '../support/processes.js';
+
+const CLI = 'dist/src/cli/main.js';
+
+describe('CLI (npm run cli -- …)', () => {
+  let db: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    env = cleanEnv({ DATABASE_URL: db.url, JWT_SECRET: 'c'.repeat(40) });
+  });
+
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  const staffRow = (username: string) =>
+    withClient(db.url, async (client) => {
+      const { rows } = await client.query('SELECT username, email, is_staff, password_hash FROM users WHERE lower(username) = lower($1)', [username]);
+      return rows[0];
+    });
+
+  it('create-staff creates a staff account with an argon2id password hash', async () => {
+    const result = await runNode(CLI, ['create-staff', '--username', 'mod', '--email', 'Mod@Example.com', '--password', 'a-long-passphrase'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Created staff user mod/);
+    const row = await staffRow('mod');
+    expect(row).toMatchObject({ username: 'mod', email: 'mod@example.com', is_staff: true });
+    expect(row.password_hash).toMatch(/^\$argon2id\$/);
+  });
+
+  it('create-staff promotes an existing account instead of duplicating it', async () => {
+    await withClient(db.url, (client) =>
+      client.query("INSERT INTO users (username, email, is_staff) VALUES ('reader', 'reader@example.com', false)"),
+    );
+    const result = await runNode(CLI, ['create-staff', '--username', 'Reader', '--email', 'reader@example.com', '--password', 'another-passphrase'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Promoted Reader/);
+    expect(await staffRow('reader')).toMatchObject({ is_staff: true });
+    const count = await withClient(db.url, (client) => client.query("SELECT count(*)::int AS n FROM users WHERE lower(username) = 'reader'"));
+    expect(count.rows[0].n).toBe(1);
+  });
+
+  it('refuses an email that belongs to another account', async () => {
+    const result = await runNode(CLI, ['create-staff', '--username', 'someone', '--email', 'mod@example.com', '--password', 'a-long-passphrase'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/email belongs to another account/);
+  });
+
+  it('explains a missing option or an unknown command with exit code 64', async () => {
+    const missing = await runNode(CLI, ['create-staff', '--username', 'x'], env);
+    expect(missing.code).toBe(64);
+    expect(missing.stderr).toMatch(/--email is required/);
+    const unknown = await runNode(CLI, ['frobnicate'], env);
+    expect(unknown.code).toBe(64);
+    expect(unknown.stderr).toMatch(/unknown command: frobnicate/);
+  });
+
+  it('migrate reports an up-to-date database', async () => {
+    const result = await runNode(CLI, ['migrate'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/up to date \(\d+ migrations applied\)/);
+  });
+
+  it('fails fast listing every configuration problem', async () => {
+    const result = await runNode(CLI, ['migrate'], cleanEnv({ DATABASE_URL: 'mysql://x', PORT: 'x' }));
+    expect(result.code).toBe(78);
+    expect(result.stderr).toMatch(/DATABASE_URL/);
+    expect(result.stderr).toMatch(/PORT/);
+  });
+});
