@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { fileTypeFromBuffer } from 'file-type';
+import sharp, { type SharpOptions } from 'sharp';
+
+export const ACCEPTED_PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
+export const INVALID_PHOTO_MESSAGE = 'Upload a valid image in JPEG, PNG, or WEBP format.';
+
+/** Decoding stops beyond this many pixels (a 100-megapixel "bomb" is refused, a 48 MP phone photo is fine). */
+export const MAX_INPUT_PIXELS = 50_000_000;
+export const MAIN_MAX_EDGE = 1600;
+export const THUMBNAIL_WIDTH = 400;
+
+export class InvalidPhotoError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'InvalidPhotoError';
+  }
+}
+
+export interface ProcessedPhoto {
+  main: Buffer;
+  thumbnail: Buffer;
+  width: number;
+  height: number;
+}
+
+/**
+ * The one photo pipeline (submissions, community photos, reports): the format is detected from the bytes (never
+ * the name or the declared type), decoding is bounded, orientation is applied, every bit of metadata (EXIF, GPS,
+ * XMP, ICC) is dropped, and the result is re-encoded as JPEG: main ≤ 1600 px on its long edge, thumbnail 400 px wide.
+ */
+@Injectable()
+export class PhotoProcessor {
+  async process(input: Buffer): Promise<ProcessedPhoto> {
+    const detected = await fileTypeFromBuffer(input).catch(() => undefined);
+    if (!detected || !(ACCEPTED_PHOTO_TYPES as readonly string[]).includes(detected.mime)) {
+      throw new InvalidPhotoError(`not an accepted image (${detected?.mime ?? 'unknown'})`);
+    }
+    const options: SharpOptions = { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', sequentialRead: true };
+    try {
+      const metadata = await sharp(input, options).metadata();
+      if (!metadata.width || !metadata.height) throw new InvalidPhotoError('image has no dimensions');
+      if (metadata.width * metadata.height > MAX_INPUT_PIXELS) throw new InvalidPhotoError('image has too many pixels');
+      const oriented = () => sharp(input, options).rotate().flatten({ background: '#ffffff' });
+      const { data: main, info } = await oriented()
+        .resize({ width: MAIN_MAX_EDGE, height: MAIN_MAX_EDGE, fit: 'inside', withoutEnlargement: true })
+        .jpeg({ quality: 85 })
+        .toBuffer({ resolveWithObject: true });
+      const thumbnail = await oriented()
+        .resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true })
+        .jpeg({ quality: 80 })
+        .toBuffer();
+      return { main, thumbnail, width: info.width, height: info.height };
+    } catch (error) {
+      if (error instanceof InvalidPhotoError) throw error;
+      throw new InvalidPhotoError(`cannot decode image: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** Storage keys for one processed photo: `<folder>/<2 hex>/<uuid>.jpg` and its `_thumb.jpg`. */
+export function photoKeys(folder: string): { main: string; thumbnail: string } {
+  const id = randomUUID();
+  const base = `${folder}/${id.slice(0, 2)}/${id}`;
+  return { main: `${base}.jpg`, thumbnail: `${base}_thumb.jpg` };
+}
