@@ -65,6 +65,7 @@ export class Libraries1763900000000 implements MigrationInterface {
         CONSTRAINT libraries_permission_time_check
           CHECK (mapdb_submission_allowed OR mapdb_submission_allowed_at IS NULL)
       )`);
+    await queryRunner.query('CREATE INDEX libraries_slug_pattern_idx ON libraries (slug varchar_pattern_ops)');
     await queryRunner.query('CREATE INDEX libraries_location_idx ON libraries USING gist (location)');
     await queryRunner.query('CREATE INDEX libraries_search_vector_idx ON libraries USING gin (search_vector)');
     await queryRunner.query('CREATE INDEX libraries_search_text_trgm_idx ON libraries USING gin (search_text gin_trgm_ops)');

@@ -4,11 +4,15 @@ import { SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { PINO, PinoNestLogger, requestLogger } from './common/logging/logging.module.js';
+import { deferredBodyParsers } from './common/http/deferred-body-parser.js';
 import { serveMedia } from './common/media/serve-media.js';
 import { buildOpenApiDocument } from './common/openapi/openapi.js';
 import type { AppConfig } from './config/app-config.js';
 
 export const API_PREFIX = 'api/v1';
+
+/** Options every NestFactory.create of this app uses: body parsing is ours (see deferred-body-parser.ts). */
+export const NEST_APP_OPTIONS = { bodyParser: false } as const;
 /**
  * Everything about the HTTP surface that is not a module: proxy trust, body limits, prefix, docs, media. Ends by
  * initialising the app and adding the fallbacks that must come after every route.
@@ -20,8 +24,7 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.disable('x-powered-by');
-  app.useBodyParser('json', { limit: '1mb' });
-  app.useBodyParser('urlencoded', { limit: '1mb', extended: false });
+  app.use(...deferredBodyParsers());
   app.use((_req: Request, res: Response, next: NextFunction) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
-import { configureApp } from './app.setup.js';
+import { configureApp, NEST_APP_OPTIONS } from './app.setup.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './database/embedded-database.js';
 
@@ -17,6 +17,7 @@ async function bootstrap(): Promise<void> {
   }
 
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, databaseUrl }), {
+    ...NEST_APP_OPTIONS,
     bufferLogs: true,
   });
   await configureApp(app, config);

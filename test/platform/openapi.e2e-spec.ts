@@ -26,11 +26,11 @@ describe('OpenAPI document', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     const { AppModule } = await import(dist('app.module.js'));
-    const { configureApp } = await import(dist('app.setup.js'));
+    const { configureApp, NEST_APP_OPTIONS } = await import(dist('app.setup.js'));
     const { loadConfig } = await import(dist('config/app-config.js'));
     const { routeHandlerIds } = await import(dist('common/openapi/openapi.js'));
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, JWT_SECRET: 'x'.repeat(40), LOG_LEVEL: 'silent' });
-    app = await NestFactory.create(AppModule.forRoot({ config, databaseUrl: db.url, runMigrations: false }), { logger: false });
+    app = await NestFactory.create(AppModule.forRoot({ config, databaseUrl: db.url, runMigrations: false }), { ...NEST_APP_OPTIONS, logger: false });
     await configureApp(app, config);
     const res = await request(app.getHttpServer()).get('/api/v1/openapi.json').expect(200);
     document = res.body;

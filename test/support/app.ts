@@ -7,7 +7,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import type { DestinationStream } from 'pino';
 import { AppModule } from '../../src/app.module.js';
-import { configureApp } from '../../src/app.setup.js';
+import { configureApp, NEST_APP_OPTIONS } from '../../src/app.setup.js';
 import { Clock } from '../../src/common/clock.js';
 import { AppConfig, loadConfig } from '../../src/config/app-config.js';
 import { FakeClock } from './clock.js';
@@ -56,7 +56,7 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     .overrideProvider(Clock)
     .useValue(clock)
     .compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bufferLogs: false, logger: false });
+  const app = moduleRef.createNestApplication<NestExpressApplication>({ ...NEST_APP_OPTIONS, bufferLogs: false, logger: false });
   await configureApp(app, config);
   return {
     app,

@@ -87,7 +87,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       if (route && (!route.isPublic || route.optionalAuth)) {
         operation.security = [{ bearer: [] }];
       }
-      if (route && !route.isPublic) add('401', 'Missing, invalid or expired access token.', ErrorResponse);
+      if (route && !route.isPublic && !route.optionalAuth) add('401', 'Missing, invalid or expired access token.', ErrorResponse);
       if (route?.staffOnly) add('403', 'Staff access required.', ErrorResponse);
       if (operation.parameters?.length || operation.requestBody) {
         add('422', 'Request validation error.', ValidationErrorResponse);

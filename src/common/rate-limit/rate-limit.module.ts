@@ -25,7 +25,7 @@ class StorageLifecycle implements OnApplicationShutdown {
       useFactory: (config: AppConfig, clock: Clock, redis: RedisClient) =>
         redis
           ? new RedisSlidingWindowStorage(redis, clock, `${config.redisKeyPrefix}ratelimit:`)
-          : new MemorySlidingWindowStorage(clock),
+          : new MemorySlidingWindowStorage(clock, config.rateLimit.windowSeconds * 1000),
     },
     { provide: StorageLifecycle, inject: [RateLimitStorage], useFactory: (s: RateLimitStorage) => new StorageLifecycle(s) },
     RateLimitRouteAudit,

@@ -1,0 +1,90 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsISO31661Alpha2,
+  IsNotEmpty,
+  IsNumber,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { ToBoolean, ToInt, ToNumber, Trim } from '../../common/validation/transforms.js';
+
+/** A bare host gets `https://`; anything with another scheme is left as is (and fails the URL check). */
+export function normaliseWebsite(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  if (text === '') return '';
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return text;
+  if (/^[a-z][a-z0-9+.-]*:(?!\d)/i.test(text)) return text;
+  return `https://${text}`;
+}
+
+const URL_RULES = { protocols: ['http', 'https'], require_protocol: true, require_tld: true };
+
+/** Optional fields of a submission, shared by create (POST) and owner edit (PATCH). */
+export class LibraryOptionalFields {
+  /** Proper name; left blank, AI enrichment may fill it. */
+  @IsOptional() @Trim() @IsString() @MaxLength(255)
+  name?: string;
+
+  /** 1–3 sentences; also the image alt text. Left blank, AI enrichment may fill it. */
+  @IsOptional() @Trim() @IsString() @MaxLength(2000)
+  description?: string;
+
+  @IsOptional() @Trim() @IsString() @MaxLength(255)
+  address?: string;
+
+  @IsOptional() @Trim() @IsString() @MaxLength(20)
+  postal_code?: string;
+
+  @ApiPropertyOptional({ enum: ['yes', 'no', 'limited'] })
+  @IsOptional() @Trim() @IsIn(['yes', 'no', 'limited', ''])
+  wheelchair_accessible?: '' | 'yes' | 'no' | 'limited';
+
+  @IsOptional() @ToInt() @IsInt() @Min(0) @Max(1_000_000)
+  capacity?: number;
+
+  @IsOptional() @ToBoolean() @IsBoolean()
+  is_indoor?: boolean;
+
+  @IsOptional() @ToBoolean() @IsBoolean()
+  is_lit?: boolean;
+
+  /** http(s) URL; a bare host gets https://. */
+  @IsOptional()
+  @Transform(({ value }) => normaliseWebsite(value))
+  @IsString()
+  @MaxLength(500)
+  @IsUrl(URL_RULES, { message: 'website must be an http(s) URL' })
+  website?: string;
+
+  @IsOptional() @Trim() @IsString() @MaxLength(255)
+  contact?: string;
+
+  @IsOptional() @Trim() @IsString() @MaxLength(255)
+  operator?: string;
+
+  @IsOptional() @Trim() @IsString() @MaxLength(255)
+  brand?: string;
+}
+
+export const CITY_RULES = [Trim(), IsString(), IsNotEmpty(), MaxLength(100)];
+export const COUNTRY_RULES = [
+  Transform(({ value }) => (typeof value === 'string' ? value.trim().toUpperCase() : value)),
+  IsISO31661Alpha2({ message: 'country must be an ISO 3166-1 alpha-2 code' }),
+];
+export const LATITUDE_RULES = [ToNumber(), IsNumber({ allowNaN: false, allowInfinity: false }), Min(-90), Max(90)];
+export const LONGITUDE_RULES = [ToNumber(), IsNumber({ allowNaN: false, allowInfinity: false }), Min(-180), Max(180)];
+
+export function apply(...decorators: PropertyDecorator[]): PropertyDecorator {
+  return (target, key) => decorators.forEach((decorator) => decorator(target, key));
+}
+
+export const PHOTO_PROPERTY = ApiProperty({ type: 'string', format: 'binary', description: 'JPEG, PNG or WEBP, max 8 MB' });

@@ -1,0 +1,88 @@
+import { Controller, Get, HttpCode, Post, Query, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { AuthUser } from '../common/auth/auth-user.js';
+import { CurrentUser, OptionalAuth } from '../common/auth/auth.decorators.js';
+import { PublicCache } from '../common/http/cache-control.js';
+import { PhotoUpload } from '../common/media/photo-upload.interceptor.js';
+import { PaginationQueryDto, type Page } from '../common/pagination/pagination.js';
+import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
+import { FormBody } from '../common/validation/form-body.decorator.js';
+import { CreateLibraryDto, CreateLibraryForm } from './dto/create-library.dto.js';
+import {
+  CountryListResponse,
+  CreatedLibraryResponse,
+  LatestLibrariesResponse,
+  LibraryPageResponse,
+  MyLibraryPageResponse,
+  type LibraryItemResponse,
+  type MyLibraryResponse,
+} from './dto/library.response.js';
+import { LatestLibrariesQueryDto, ListLibrariesQueryDto } from './dto/list-libraries.query.js';
+import { LibrariesService, type UploadedPhoto } from './libraries.service.js';
+
+export const SUBMISSION_PHOTO_UPLOAD = PhotoUpload({
+  field: 'photo',
+  maxBytes: 8 * 1024 * 1024,
+  tooLargeMessage: 'Photo must be 8MB or smaller.',
+});
+
+/** The collection routes of /libraries/. `/{slug}` lives in LibraryDetailController, registered last. */
+@ApiTags('libraries')
+@Controller('libraries')
+export class LibrariesController {
+  constructor(private readonly libraries: LibrariesService) {}
+
+  /** Approved libraries: text search (q), substring search, filters, proximity; newest first by default. */
+  @Get()
+  @OptionalAuth()
+  @RateLimit('read')
+  @PublicCache(60)
+  @ApiOkResponse({ type: LibraryPageResponse })
+  list(@CurrentUser() user: AuthUser | null, @Query() query: ListLibrariesQueryDto): Promise<Page<LibraryItemResponse>> {
+    return this.libraries.list(user, query);
+  }
+
+  /** The newest approved libraries. */
+  @Get('latest')
+  @OptionalAuth()
+  @RateLimit('read')
+  @PublicCache(60)
+  @ApiOkResponse({ type: LatestLibrariesResponse })
+  latest(@CurrentUser() user: AuthUser | null, @Query() query: LatestLibrariesQueryDto): Promise<LatestLibrariesResponse> {
+    return this.libraries.latest(user, query);
+  }
+
+  /** Countries with approved libraries and their counts, most first. */
+  @Get('countries')
+  @OptionalAuth()
+  @RateLimit('read')
+  @PublicCache(300)
+  @ApiOkResponse({ type: CountryListResponse })
+  countries(): Promise<CountryListResponse> {
+    return this.libraries.countries();
+  }
+
+  /** The caller's submissions, pending first, with moderation status and their own permission value. */
+  @Get('mine')
+  @RateLimit('read')
+  @ApiOkResponse({ type: MyLibraryPageResponse })
+  mine(@CurrentUser() user: AuthUser, @Query() query: PaginationQueryDto): Promise<Page<MyLibraryResponse>> {
+    return this.libraries.mine(user, query);
+  }
+
+  /** Submit a library with its photo (multipart/form-data). It awaits moderation. */
+  @Post()
+  @HttpCode(201)
+  @RateLimit('write')
+  @UseInterceptors(SUBMISSION_PHOTO_UPLOAD)
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ type: CreateLibraryForm })
+  @ApiCreatedResponse({ type: CreatedLibraryResponse })
+  create(
+    @CurrentUser() user: AuthUser,
+    @FormBody() form: CreateLibraryDto,
+    @UploadedFile() photo: UploadedPhoto | undefined,
+  ): Promise<CreatedLibraryResponse> {
+    return this.libraries.create(user, form, photo);
+  }
+}

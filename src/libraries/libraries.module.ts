@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { PhotoProcessor } from '../common/media/photo-processor.js';
+import { EnrichmentModule } from '../enrichment/enrichment.module.js';
+import { LibrariesController } from './libraries.controller.js';
+import { LibrariesRepository } from './libraries.repository.js';
+import { LibrariesService } from './libraries.service.js';
+import { LibraryMapper } from './library.mapper.js';
+
+@Module({
+  imports: [EnrichmentModule],
+  controllers: [LibrariesController],
+  providers: [LibrariesRepository, LibrariesService, LibraryMapper, PhotoProcessor],
+  exports: [LibrariesRepository, LibrariesService, LibraryMapper, PhotoProcessor],
+})
+export class LibrariesModule {}

@@ -1,0 +1,269 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { LibraryStatus, PendingPhoto, SubmissionOrigin } from './library.entity.js';
+import type { CommunityPhotoRow, LibraryRow, LibraryValues } from './library.row.js';
+import { slugCandidate } from './slug.js';
+
+/** Everything a public list can filter and order by (validated by the query DTO). */
+export interface LibrarySearch {
+  q?: string;
+  search?: string;
+  city?: string;
+  country?: string;
+  postalCode?: string;
+  hasPhoto?: boolean;
+  near?: { lat: number; lng: number; radiusMeters?: number };
+}
+
+export interface NewLibrary extends LibraryValues {
+  slugBase: string;
+  status: LibraryStatus;
+  origin: SubmissionOrigin;
+  createdBy: number | null;
+  source: string;
+  externalId: string;
+  mapdbSubmissionAllowed: boolean;
+  mapdbSubmissionAllowedAt: Date | null;
+  photoKey: string | null;
+  thumbnailKey: string | null;
+}
+
+/** Builds a WHERE clause with positional parameters. */
+class Sql {
+  readonly params: unknown[] = [];
+  readonly where: string[] = [];
+
+  param(value: unknown): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+
+  and(condition: string): void {
+    this.where.push(condition);
+  }
+
+  whereClause(): string {
+    return this.where.length ? `WHERE ${this.where.join(' AND ')}` : '';
+  }
+}
+
+/** Escapes LIKE wildcards so user text matches literally (backslash is PostgreSQL's default escape). */
+export function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+/** `tok1:* & tok2:*` from free text: letters and digits only, so user text never reaches tsquery syntax. */
+export function prefixTsQuery(text: string): string | null {
+  const tokens = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const unique = [...new Set(tokens)].slice(0, 16);
+  return unique.length ? unique.map((token) => `${token}:*`).join(' & ') : null;
+}
+
+const LIBRARY_COLUMNS = `
+  l.id, l.slug, l.name, l.description, l.photo_key, l.thumbnail_key,
+  ST_Y(l.location::geometry) AS lat, ST_X(l.location::geometry) AS lng,
+  l.address, l.city, l.country, l.postal_code, l.wheelchair_accessible, l.capacity, l.is_indoor, l.is_lit,
+  l.website, l.contact, l.source, l.external_id, l.operator, l.brand, l.created_at, l.status, l.rejection_reason,
+  l.mapdb_submission_allowed, l.submission_origin, l.created_by, l.pending_changes, l.pending_photo,
+  l.ai_generated_fields`;
+
+const HAS_PHOTO = `(l.photo_key IS NOT NULL OR EXISTS (
+  SELECT 1 FROM library_photos p WHERE p.library_id = l.id AND p.status = 'approved'))`;
+
+@Injectable()
+export class LibrariesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private favouritedColumn(sql: Sql, userId: number | null): string {
+    if (userId === null) return 'false AS is_favourited';
+    return `EXISTS (SELECT 1 FROM favourites f WHERE f.user_id = ${sql.param(userId)} AND f.library_id = l.id) AS is_favourited`;
+  }
+
+  private searchConditions(sql: Sql, search: LibrarySearch): { order: string } {
+    sql.and(`l.status = 'approved'`);
+    let order = 'l.created_at DESC, l.id DESC';
+    if (search.country) sql.and(`l.country = ${sql.param(search.country.toUpperCase())}`);
+    if (search.city) sql.and(`lower(l.city) LIKE '%' || lower(${sql.param(likeEscape(search.city))}) || '%'`);
+    if (search.postalCode) sql.and(`l.postal_code LIKE '%' || ${sql.param(likeEscape(search.postalCode))} || '%'`);
+    if (search.hasPhoto === true) sql.and(HAS_PHOTO);
+    if (search.hasPhoto === false) sql.and(`NOT ${HAS_PHOTO}`);
+    if (search.search) {
+      const pattern = `'%' || lower(bookcase_unaccent(${sql.param(likeEscape(search.search))})) || '%'`;
+      sql.and(`l.search_text LIKE ${pattern}`);
+      order = `(lower(bookcase_unaccent(l.name)) LIKE ${pattern}) DESC, ${order}`;
+    } else if (search.q) {
+      const query = prefixTsQuery(search.q);
+      if (query) {
+        const tsquery = `to_tsquery('simple', bookcase_unaccent(${sql.param(query)}))`;
+        sql.and(`l.search_vector @@ ${tsquery}`);
+        order = `ts_rank(l.search_vector, ${tsquery}) DESC, ${order}`;
+      }
+    }
+    if (search.near) {
+      const point = `ST_SetSRID(ST_MakePoint(${sql.param(search.near.lng)}, ${sql.param(search.near.lat)}), 4326)::geography`;
+      if (search.near.radiusMeters !== undefined) {
+        sql.and(`ST_DWithin(l.location, ${point}, ${sql.param(search.near.radiusMeters)})`);
+      }
+      order = `l.location <-> ${point}, l.id`;
+    }
+    return { order };
+  }
+
+  async countApproved(search: LibrarySearch): Promise<number> {
+    const sql = new Sql();
+    this.searchConditions(sql, search);
+    const rows = await this.dataSource.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM libraries l ${sql.whereClause()}`,
+      sql.params,
+    );
+    return rows[0].n;
+  }
+
+  async findApproved(search: LibrarySearch, userId: number | null, limit: number, offset: number): Promise<LibraryRow[]> {
+    const sql = new Sql();
+    const { order } = this.searchConditions(sql, search);
+    const favourited = this.favouritedColumn(sql, userId);
+    return this.dataSource.query<LibraryRow[]>(
+      `SELECT ${LIBRARY_COLUMNS}, ${favourited} FROM libraries l ${sql.whereClause()}
+       ORDER BY ${order} LIMIT ${sql.param(limit)} OFFSET ${sql.param(offset)}`,
+      sql.params,
+    );
+  }
+
+  findLatest(limit: number, hasPhoto: boolean | undefined, userId: number | null): Promise<LibraryRow[]> {
+    return this.findApproved({ hasPhoto }, userId, limit, 0);
+  }
+
+  async findBySlug(slug: string, userId: number | null, manager?: EntityManager, lock = false): Promise<LibraryRow | null> {
+    const sql = new Sql();
+    const favourited = this.favouritedColumn(sql, userId);
+    const rows = await (manager ?? this.dataSource).query<LibraryRow[]>(
+      `SELECT ${LIBRARY_COLUMNS}, ${favourited} FROM libraries l WHERE l.slug = ${sql.param(slug)} ${lock ? 'FOR UPDATE OF l' : ''}`,
+      sql.params,
+    );
+    return rows[0] ?? null;
+  }
+
+  async findById(id: number, userId: number | null, manager?: EntityManager): Promise<LibraryRow | null> {
+    const sql = new Sql();
+    const favourited = this.favouritedColumn(sql, userId);
+    const rows = await (manager ?? this.dataSource).query<LibraryRow[]>(
+      `SELECT ${LIBRARY_COLUMNS}, ${favourited} FROM libraries l WHERE l.id = ${sql.param(id)}`,
+      sql.params,
+    );
+    return rows[0] ?? null;
+  }
+
+  findApprovedPhotos(libraryId: number): Promise<CommunityPhotoRow[]> {
+    return this.dataSource.query<CommunityPhotoRow[]>(
+      `SELECT id, caption, photo_key, thumbnail_key, created_at FROM library_photos
+       WHERE library_id = $1 AND status = 'approved' ORDER BY created_at DESC, id DESC`,
+      [libraryId],
+    );
+  }
+
+  async countApprovedByCountry(): Promise<{ country: string; count: number }[]> {
+    return this.dataSource.query(
+      `SELECT country, count(*)::int AS count FROM libraries WHERE status = 'approved'
+       GROUP BY country ORDER BY count DESC, country ASC`,
+    );
+  }
+
+  async countByCreator(userId: number): Promise<number> {
+    const rows = await this.dataSource.query<{ n: number }[]>(
+      'SELECT count(*)::int AS n FROM libraries WHERE created_by = $1',
+      [userId],
+    );
+    return rows[0].n;
+  }
+
+  /** The caller's submissions: pending first, then newest. */
+  findByCreator(userId: number, limit: number, offset: number): Promise<LibraryRow[]> {
+    return this.dataSource.query<LibraryRow[]>(
+      `SELECT ${LIBRARY_COLUMNS},
+         EXISTS (SELECT 1 FROM favourites f WHERE f.user_id = $1 AND f.library_id = l.id) AS is_favourited
+       FROM libraries l WHERE l.created_by = $1
+       ORDER BY (l.status = 'pending') DESC, l.created_at DESC, l.id DESC LIMIT $2 OFFSET $3`,
+      [userId, limit, offset],
+    );
+  }
+
+  /**
+   * Inserts with the first free slug of `slugBase`, `slugBase-2`, …; concurrent creates never collide because a
+   * taken slug makes the insert a no-op (ON CONFLICT DO NOTHING) and the next candidate is tried.
+   */
+  async insert(manager: EntityManager, library: NewLibrary): Promise<number> {
+    // Slug bases are [a-z0-9-] only; the pattern index (varchar_pattern_ops) serves the prefix lookup.
+    const taken = await manager.query<{ slug: string }[]>(
+      'SELECT slug FROM libraries WHERE slug = $1 OR slug LIKE $2',
+      [library.slugBase, `${likeEscape(library.slugBase)}-%`],
+    );
+    const used = new Set(taken.map((row) => row.slug));
+    let attempt = 1;
+    for (let tries = 0; tries < 50; tries += 1) {
+      while (used.has(slugCandidate(library.slugBase, attempt))) attempt += 1;
+      const slug = slugCandidate(library.slugBase, attempt);
+      const rows = await manager.query<{ id: number }[]>(
+        `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, wheelchair_accessible,
+           capacity, is_indoor, is_lit, website, contact, operator, brand, source, external_id, photo_key, thumbnail_key,
+           location, status, submission_origin, created_by, mapdb_submission_allowed, mapdb_submission_allowed_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+           ST_SetSRID(ST_MakePoint($20, $21), 4326)::geography, $22, $23, $24, $25, $26)
+         ON CONFLICT (slug) DO NOTHING RETURNING id`,
+        [
+          slug, library.name, library.description, library.address, library.city, library.country,
+          library.postal_code, library.wheelchair_accessible, library.capacity, library.is_indoor, library.is_lit,
+          library.website, library.contact, library.operator, library.brand, library.source, library.externalId,
+          library.photoKey, library.thumbnailKey, library.longitude, library.latitude, library.status, library.origin,
+          library.createdBy, library.mapdbSubmissionAllowed, library.mapdbSubmissionAllowedAt,
+        ],
+      );
+      if (rows.length) return rows[0].id;
+      used.add(slug);
+    }
+    throw new Error(`no free slug for ${library.slugBase}`);
+  }
+
+  /** Applies edited columns in place (pending libraries). Keys are LibraryValues names. */
+  async updateValues(
+    manager: EntityManager,
+    id: number,
+    values: Partial<LibraryValues>,
+    photo: PendingPhoto | null,
+    aiGeneratedFields: string[],
+  ): Promise<void> {
+    const sql = new Sql();
+    const sets: string[] = [];
+    for (const [key, value] of Object.entries(values)) {
+      if (key === 'latitude' || key === 'longitude') continue;
+      sets.push(`${key} = ${sql.param(value)}`);
+    }
+    if (values.latitude !== undefined && values.longitude !== undefined) {
+      sets.push(
+        `location = ST_SetSRID(ST_MakePoint(${sql.param(values.longitude)}, ${sql.param(values.latitude)}), 4326)::geography`,
+      );
+    }
+    if (photo) {
+      sets.push(`photo_key = ${sql.param(photo.photo_key)}`, `thumbnail_key = ${sql.param(photo.thumbnail_key)}`);
+    }
+    sets.push(`ai_generated_fields = ${sql.param(aiGeneratedFields)}`, 'updated_at = now()');
+    await manager.query(`UPDATE libraries SET ${sets.join(', ')} WHERE id = ${sql.param(id)}`, sql.params);
+  }
+
+  async stageChanges(
+    manager: EntityManager,
+    id: number,
+    changes: Record<string, unknown> | null,
+    photo: PendingPhoto | null,
+  ): Promise<void> {
+    await manager.query(
+      'UPDATE libraries SET pending_changes = $1, pending_photo = $2, updated_at = now() WHERE id = $3',
+      [changes === null ? null : JSON.stringify(changes), photo === null ? null : JSON.stringify(photo), id],
+    );
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+}

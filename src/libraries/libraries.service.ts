@@ -1,0 +1,270 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { AuthUser } from '../common/auth/auth-user.js';
+import { Clock } from '../common/clock.js';
+import { ApiError, RequestValidationError } from '../common/errors/api-error.js';
+import { MediaStorage } from '../common/media/media-storage.js';
+import {
+  INVALID_PHOTO_MESSAGE,
+  InvalidPhotoError,
+  PhotoProcessor,
+  photoKeys,
+} from '../common/media/photo-processor.js';
+import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
+import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
+import type { CreateLibraryDto } from './dto/create-library.dto.js';
+import type {
+  CountryListResponse,
+  CreatedLibraryResponse,
+  LatestLibrariesResponse,
+  LibraryDetailResponse,
+  LibraryItemResponse,
+  MyLibraryResponse,
+  OwnerLibraryResponse,
+} from './dto/library.response.js';
+import type { LatestLibrariesQueryDto, ListLibrariesQueryDto } from './dto/list-libraries.query.js';
+import { PROTECTED_LIBRARY_FIELDS, type UpdateLibraryDto } from './dto/update-library.dto.js';
+import type { PendingPhoto } from './library.entity.js';
+import { LibraryMapper } from './library.mapper.js';
+import type { LibraryRow, LibraryValues } from './library.row.js';
+import { LibrariesRepository } from './libraries.repository.js';
+import { baseSlug } from './slug.js';
+
+export interface UploadedPhoto {
+  buffer: Buffer;
+}
+
+const EDITABLE_FIELDS: (keyof LibraryValues)[] = [
+  'name',
+  'description',
+  'address',
+  'city',
+  'country',
+  'postal_code',
+  'wheelchair_accessible',
+  'capacity',
+  'is_indoor',
+  'is_lit',
+  'website',
+  'contact',
+  'operator',
+  'brand',
+  'latitude',
+  'longitude',
+];
+
+@Injectable()
+export class LibrariesService {
+  private readonly logger = new Logger(LibrariesService.name);
+
+  constructor(
+    private readonly libraries: LibrariesRepository,
+    private readonly mapper: LibraryMapper,
+    private readonly photos: PhotoProcessor,
+    private readonly media: MediaStorage,
+    private readonly clock: Clock,
+    private readonly enrichment: EnrichmentQueue,
+  ) {}
+
+  list(user: AuthUser | null, query: ListLibrariesQueryDto): Promise<Page<LibraryItemResponse>> {
+    const search = {
+      q: query.q || undefined,
+      search: query.search || undefined,
+      city: query.city || undefined,
+      country: query.country || undefined,
+      postalCode: query.postal_code || undefined,
+      hasPhoto: query.has_photo,
+      near:
+        query.lat !== undefined && query.lng !== undefined
+          ? {
+              lat: query.lat,
+              lng: query.lng,
+              radiusMeters: query.radius_km === undefined ? undefined : query.radius_km * 1000,
+            }
+          : undefined,
+    };
+    return paginate(
+      query,
+      () => this.libraries.countApproved(search),
+      async (limit, offset) =>
+        (await this.libraries.findApproved(search, user?.id ?? null, limit, offset)).map((row) => this.mapper.item(row)),
+    );
+  }
+
+  async latest(user: AuthUser | null, query: LatestLibrariesQueryDto): Promise<LatestLibrariesResponse> {
+    const rows = await this.libraries.findLatest(query.limit, query.has_photo, user?.id ?? null);
+    return { items: rows.map((row) => this.mapper.item(row)) };
+  }
+
+  async countries(): Promise<CountryListResponse> {
+    const rows = await this.libraries.countApprovedByCountry();
+    return { items: rows.map((row) => this.mapper.country(row)) };
+  }
+
+  /** Approved libraries for everyone; a pending one also for its submitter; anything else is 404. */
+  async detail(user: AuthUser | null, slug: string): Promise<LibraryDetailResponse> {
+    const row = await this.libraries.findBySlug(slug, user?.id ?? null);
+    if (!row || !this.visibleTo(row, user)) throw ApiError.notFound();
+    const photos = await this.libraries.findApprovedPhotos(row.id);
+    return this.mapper.detail(row, photos);
+  }
+
+  mine(user: AuthUser, query: PaginationQueryDto): Promise<Page<MyLibraryResponse>> {
+    return paginate(
+      query,
+      () => this.libraries.countByCreator(user.id),
+      async (limit, offset) =>
+        (await this.libraries.findByCreator(user.id, limit, offset)).map((row) => this.mapper.mine(row)),
+    );
+  }
+
+  async create(user: AuthUser, dto: CreateLibraryDto, file: UploadedPhoto | undefined): Promise<CreatedLibraryResponse> {
+    if (!file) throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
+    const keys = await this.storePhoto(file, 'libraries');
+    const allowed = dto.mapdb_submission_allowed === true;
+    try {
+      const id = await this.libraries.transaction(async (manager) => {
+        const values = this.valuesFrom(dto);
+        const libraryId = await this.libraries.insert(manager, {
+          ...values,
+          slugBase: baseSlug({ city: values.city, address: values.address, name: values.name }),
+          status: 'pending',
+          origin: 'user',
+          createdBy: user.id,
+          source: '',
+          externalId: '',
+          // The permission is recorded only here, after authentication and validation succeeded.
+          mapdbSubmissionAllowed: allowed,
+          mapdbSubmissionAllowedAt: allowed ? this.clock.date() : null,
+          photoKey: keys.photo_key,
+          thumbnailKey: keys.thumbnail_key,
+        });
+        if (!values.name || !values.description) await this.enrichment.enqueue(manager, libraryId);
+        return libraryId;
+      });
+      const row = await this.libraries.findById(id, user.id);
+      return this.mapper.created(row!);
+    } catch (error) {
+      await this.discardPhoto(keys);
+      throw error;
+    }
+  }
+
+  /**
+   * Owner edit. Pending: changed in place. Approved: staged in pending_changes / pending_photo for moderation,
+   * the published values untouched. Rejected or someone else's: 404.
+   */
+  async update(
+    user: AuthUser,
+    slug: string,
+    rawBody: Record<string, unknown>,
+    dto: UpdateLibraryDto,
+    file: UploadedPhoto | undefined,
+  ): Promise<OwnerLibraryResponse> {
+    const existing = await this.libraries.findBySlug(slug, user.id);
+    if (!existing || existing.created_by !== user.id || existing.status === 'rejected') throw ApiError.notFound();
+    const protectedField = PROTECTED_LIBRARY_FIELDS.find((field) => Object.hasOwn(rawBody, field));
+    if (protectedField) throw ApiError.badRequest(`Unsupported field: ${protectedField}.`);
+    if ((dto.latitude === undefined) !== (dto.longitude === undefined)) {
+      throw ApiError.badRequest('Latitude and longitude must be provided together.');
+    }
+    const changes = this.changesFrom(dto);
+    if (Object.keys(changes).length === 0 && !file) throw ApiError.badRequest('Provide at least one field to update.');
+
+    const keys = file ? await this.storePhoto(file, 'libraries') : null;
+    let replaced: PendingPhoto | null = null;
+    try {
+      await this.libraries.transaction(async (manager) => {
+        const row = await this.libraries.findBySlug(slug, user.id, manager, true);
+        if (!row || row.created_by !== user.id || row.status === 'rejected') throw ApiError.notFound();
+        replaced = await this.applyEdit(manager, row, changes, keys);
+      });
+    } catch (error) {
+      if (keys) await this.discardPhoto(keys);
+      throw error;
+    }
+    if (replaced) await this.discardPhoto(replaced);
+    const updated = await this.libraries.findBySlug(slug, user.id);
+    return this.mapper.owner(updated!);
+  }
+
+  /** Returns the photo files the edit made obsolete (deleted after commit). */
+  private async applyEdit(
+    manager: EntityManager,
+    row: LibraryRow,
+    changes: Partial<LibraryValues>,
+    photo: PendingPhoto | null,
+  ): Promise<PendingPhoto | null> {
+    if (row.status === 'pending') {
+      const aiFields = row.ai_generated_fields.filter((field) => !(field in changes));
+      await this.libraries.updateValues(manager, row.id, changes, photo, aiFields);
+      return photo && row.photo_key && row.thumbnail_key
+        ? { photo_key: row.photo_key, thumbnail_key: row.thumbnail_key }
+        : null;
+    }
+    const staged = { ...(row.pending_changes ?? {}), ...changes };
+    await this.libraries.stageChanges(manager, row.id, Object.keys(staged).length ? staged : null, photo ?? row.pending_photo);
+    return photo ? row.pending_photo : null;
+  }
+
+  private visibleTo(row: LibraryRow, user: AuthUser | null): boolean {
+    if (row.status === 'approved') return true;
+    return row.status === 'pending' && user !== null && row.created_by === user.id;
+  }
+
+  private valuesFrom(dto: CreateLibraryDto): LibraryValues {
+    return {
+      name: dto.name ?? '',
+      description: dto.description ?? '',
+      address: dto.address ?? '',
+      city: dto.city,
+      country: dto.country.toUpperCase(),
+      postal_code: dto.postal_code ?? '',
+      wheelchair_accessible: dto.wheelchair_accessible ?? '',
+      capacity: dto.capacity ?? null,
+      is_indoor: dto.is_indoor ?? null,
+      is_lit: dto.is_lit ?? null,
+      website: dto.website ?? '',
+      contact: dto.contact ?? '',
+      operator: dto.operator ?? '',
+      brand: dto.brand ?? '',
+      latitude: dto.latitude,
+      longitude: dto.longitude,
+    };
+  }
+
+  private changesFrom(dto: UpdateLibraryDto): Partial<LibraryValues> {
+    const changes: Partial<LibraryValues> = {};
+    for (const field of EDITABLE_FIELDS) {
+      const value = (dto as Record<string, unknown>)[field];
+      if (value !== undefined) (changes as Record<string, unknown>)[field] = field === 'country' ? String(value).toUpperCase() : value;
+    }
+    return changes;
+  }
+
+  /** Validates and re-encodes the upload, then stores both files; 400 for anything that is not a usable image. */
+  async storePhoto(file: UploadedPhoto, folder: string): Promise<PendingPhoto> {
+    let processed;
+    try {
+      processed = await this.photos.process(file.buffer);
+    } catch (error) {
+      if (error instanceof InvalidPhotoError) throw ApiError.badRequest(INVALID_PHOTO_MESSAGE);
+      throw error;
+    }
+    const keys = photoKeys(folder);
+    await this.media.put(keys.main, processed.main, 'image/jpeg');
+    try {
+      await this.media.put(keys.thumbnail, processed.thumbnail, 'image/jpeg');
+    } catch (error) {
+      await this.media.delete(keys.main).catch(() => undefined);
+      throw error;
+    }
+    return { photo_key: keys.main, thumbnail_key: keys.thumbnail };
+  }
+
+  async discardPhoto(photo: PendingPhoto): Promise<void> {
+    for (const key of [photo.photo_key, photo.thumbnail_key]) {
+      await this.media.delete(key).catch((error: Error) => this.logger.warn(`could not delete ${key}: ${error.message}`));
+    }
+  }
+}

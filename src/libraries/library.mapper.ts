@@ -1,0 +1,118 @@
+import { Injectable } from '@nestjs/common';
+import { MediaStorage } from '../common/media/media-storage.js';
+import type {
+  CommunityPhotoItemResponse,
+  CountryResponse,
+  CreatedLibraryResponse,
+  LibraryDetailResponse,
+  LibraryItemResponse,
+  MyLibraryResponse,
+  OwnerLibraryResponse,
+} from './dto/library.response.js';
+import type { CommunityPhotoRow, LibraryRow } from './library.row.js';
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+
+/** English short name of an ISO 3166-1 alpha-2 code (`IT` → Italy). */
+export function countryName(code: string): string {
+  try {
+    return regionNames.of(code.toUpperCase()) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+/** The pair of regional-indicator symbols of a two-letter code. */
+export function flagEmoji(code: string): string {
+  return [...code.toUpperCase()].map((char) => String.fromCodePoint(0x1f1e6 + char.charCodeAt(0) - 65)).join('');
+}
+
+/**
+ * Decides every public field of a library. Nothing internal (permission, provenance, staged changes, the
+ * submitter) appears unless a method for the owner's view adds it.
+ */
+@Injectable()
+export class LibraryMapper {
+  constructor(private readonly media: MediaStorage) {}
+
+  item(row: LibraryRow): LibraryItemResponse {
+    return {
+      id: row.id,
+      slug: row.slug,
+      name: row.name,
+      description: row.description,
+      photo_url: this.media.url(row.photo_key),
+      thumbnail_url: this.media.url(row.thumbnail_key),
+      lat: Number(row.lat),
+      lng: Number(row.lng),
+      address: row.address,
+      city: row.city,
+      country: row.country,
+      postal_code: row.postal_code,
+      wheelchair_accessible: row.wheelchair_accessible,
+      capacity: row.capacity,
+      is_indoor: row.is_indoor,
+      is_lit: row.is_lit,
+      website: row.website,
+      contact: row.contact,
+      source: row.source,
+      operator: row.operator,
+      brand: row.brand,
+      created_at: new Date(row.created_at).toISOString(),
+      is_favourited: Boolean(row.is_favourited),
+    };
+  }
+
+  detail(row: LibraryRow, photos: CommunityPhotoRow[]): LibraryDetailResponse {
+    return { ...this.item(row), photos: photos.map((photo) => this.communityPhoto(photo)) };
+  }
+
+  created(row: LibraryRow): CreatedLibraryResponse {
+    return { ...this.item(row), mapdb_submission_allowed: row.mapdb_submission_allowed };
+  }
+
+  owner(row: LibraryRow): OwnerLibraryResponse {
+    return { ...this.item(row), status: row.status, pending_changes: this.pendingChanges(row) };
+  }
+
+  mine(row: LibraryRow): MyLibraryResponse {
+    return {
+      ...this.owner(row),
+      rejection_reason: row.rejection_reason,
+      mapdb_submission_allowed: row.mapdb_submission_allowed,
+    };
+  }
+
+  communityPhoto(photo: CommunityPhotoRow): CommunityPhotoItemResponse {
+    return {
+      id: photo.id,
+      caption: photo.caption,
+      photo_url: this.media.url(photo.photo_key),
+      thumbnail_url: this.media.url(photo.thumbnail_key),
+      created_at: new Date(photo.created_at).toISOString(),
+    };
+  }
+
+  country(row: { country: string; count: number }): CountryResponse {
+    return {
+      country_code: row.country,
+      country_name: countryName(row.country),
+      flag_emoji: flagEmoji(row.country),
+      count: row.count,
+    };
+  }
+
+  /** Staged field changes, with a staged photo shown as its URLs; null when nothing awaits moderation. */
+  pendingChanges(row: Pick<LibraryRow, 'pending_changes' | 'pending_photo'>): Record<string, unknown> | null {
+    if (!row.pending_changes && !row.pending_photo) return null;
+    return {
+      ...(row.pending_changes ?? {}),
+      ...(row.pending_photo
+        ? {
+            photo_url: this.media.url(row.pending_photo.photo_key),
+            thumbnail_url: this.media.url(row.pending_photo.thumbnail_key),
+          }
+        : {}),
+    };
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { LibrariesModule } from '../libraries/libraries.module.js';
+import { ReportsController } from './reports.controller.js';
+import { ReportsRepository } from './reports.repository.js';
+import { ReportsService } from './reports.service.js';
+
+@Module({
+  imports: [LibrariesModule],
+  controllers: [ReportsController],
+  providers: [ReportsRepository, ReportsService],
+  exports: [ReportsRepository],
+})
+export class ReportsModule {}

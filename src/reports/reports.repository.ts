@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { ReportReason } from './dto/create-report.dto.js';
+
+export interface MyReportRow {
+  id: number;
+  reason: string;
+  status: string;
+  created_at: Date;
+  library_id: number;
+  library_slug: string;
+  library_name: string;
+  library_city: string;
+  library_country: string;
+  library_status: string;
+}
+
+@Injectable()
+export class ReportsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async insert(values: {
+    libraryId: number;
+    userId: number;
+    reason: ReportReason;
+    details: string;
+    photoKey: string | null;
+    thumbnailKey: string | null;
+  }): Promise<{ id: number; reason: string; created_at: Date }> {
+    const rows = await this.dataSource.query<{ id: number; reason: string; created_at: Date }[]>(
+      `INSERT INTO reports (library_id, created_by, reason, details, photo_key, thumbnail_key)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, reason, created_at`,
+      [values.libraryId, values.userId, values.reason, values.details, values.photoKey, values.thumbnailKey],
+    );
+    return rows[0];
+  }
+
+  async countByCreator(userId: number): Promise<number> {
+    const rows = await this.dataSource.query<{ n: number }[]>(
+      'SELECT count(*)::int AS n FROM reports WHERE created_by = $1',
+      [userId],
+    );
+    return rows[0].n;
+  }
+
+  findByCreator(userId: number, limit: number, offset: number): Promise<MyReportRow[]> {
+    return this.dataSource.query<MyReportRow[]>(
+      `SELECT r.id, r.reason, r.status, r.created_at, l.id AS library_id, l.slug AS library_slug,
+              l.name AS library_name, l.city AS library_city, l.country AS library_country,
+              l.status AS library_status
+       FROM reports r JOIN libraries l ON l.id = r.library_id
+       WHERE r.created_by = $1 ORDER BY r.created_at DESC, r.id DESC LIMIT $2 OFFSET $3`,
+      [userId, limit, offset],
+    );
+  }
+}
