@@ -1,5 +1,13 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, HttpCode, Param, Post, Query, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { FormBody } from '../common/validation/form-body.decorator.js';
+import { SUBMISSION_PHOTO_UPLOAD } from '../libraries/libraries.controller.js';
+import type { UploadedPhoto } from '../libraries/libraries.service.js';
+import {
+  CommunityPhotoResponse,
+  CreateCommunityPhotoDto,
+  CreateCommunityPhotoForm,
+} from './dto/create-community-photo.dto.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/auth.decorators.js';
 import { PaginationQueryDto, type Page } from '../common/pagination/pagination.js';
@@ -11,6 +19,23 @@ import { CommunityPhotosService } from './community-photos.service.js';
 @Controller('libraries')
 export class CommunityPhotosController {
   constructor(private readonly photos: CommunityPhotosService) {}
+
+  /** Add a photo to an approved library (multipart/form-data); it awaits moderation. */
+  @Post(':slug/photo')
+  @HttpCode(201)
+  @RateLimit('write')
+  @UseInterceptors(SUBMISSION_PHOTO_UPLOAD)
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ type: CreateCommunityPhotoForm })
+  @ApiCreatedResponse({ type: CommunityPhotoResponse })
+  create(
+    @CurrentUser() user: AuthUser,
+    @Param('slug') slug: string,
+    @FormBody() form: CreateCommunityPhotoDto,
+    @UploadedFile() photo: UploadedPhoto | undefined,
+  ): Promise<CommunityPhotoResponse> {
+    return this.photos.create(user, slug, form, photo);
+  }
 
   /** The caller's community photos with their moderation status, newest first. */
   @Get('mine/photos')

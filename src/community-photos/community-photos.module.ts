@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
+import { LibrariesModule } from '../libraries/libraries.module.js';
 import { CommunityPhotosController } from './community-photos.controller.js';
 import { CommunityPhotosRepository } from './community-photos.repository.js';
 import { CommunityPhotosService } from './community-photos.service.js';
 
 @Module({
+  imports: [LibrariesModule],
   controllers: [CommunityPhotosController],
   providers: [CommunityPhotosRepository, CommunityPhotosService],
   exports: [CommunityPhotosRepository],

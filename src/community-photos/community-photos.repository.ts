@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
+/** Community photos a user may have pending or approved on one library (rejected ones do not count). */
+export const PHOTOS_PER_USER_PER_LIBRARY = 3;
+
 export interface MyPhotoRow {
   id: number;
   caption: string;
@@ -20,6 +23,44 @@ export interface MyPhotoRow {
 @Injectable()
 export class CommunityPhotosRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Inserts a pending photo unless the user already has the maximum pending or approved on that library. The
+   * count and the insert run under a transaction-scoped advisory lock on (user, library), so parallel uploads by
+   * one user cannot overshoot. Returns null when the limit is reached.
+   */
+  async insertWithinLimit(values: {
+    libraryId: number;
+    userId: number;
+    caption: string;
+    photoKey: string;
+    thumbnailKey: string;
+  }): Promise<{ id: number; caption: string; status: string; created_at: Date } | null> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [values.userId, values.libraryId]);
+      const [{ n }] = await manager.query<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM library_photos
+         WHERE created_by = $1 AND library_id = $2 AND status IN ('pending', 'approved')`,
+        [values.userId, values.libraryId],
+      );
+      if (n >= PHOTOS_PER_USER_PER_LIBRARY) return null;
+      const rows = await manager.query<{ id: number; caption: string; status: string; created_at: Date }[]>(
+        `INSERT INTO library_photos (library_id, created_by, caption, photo_key, thumbnail_key)
+         VALUES ($1, $2, $3, $4, $5) RETURNING id, caption, status, created_at`,
+        [values.libraryId, values.userId, values.caption, values.photoKey, values.thumbnailKey],
+      );
+      return rows[0];
+    });
+  }
+
+  async countActive(userId: number, libraryId: number): Promise<number> {
+    const rows = await this.dataSource.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM library_photos
+       WHERE created_by = $1 AND library_id = $2 AND status IN ('pending', 'approved')`,
+      [userId, libraryId],
+    );
+    return rows[0].n;
+  }
 
   async countByCreator(userId: number): Promise<number> {
     const rows = await this.dataSource.query<{ n: number }[]>(

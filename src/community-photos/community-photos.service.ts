@@ -1,16 +1,59 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth/auth-user.js';
+import { ApiError, RequestValidationError } from '../common/errors/api-error.js';
 import { MediaStorage } from '../common/media/media-storage.js';
+import { LibrariesRepository } from '../libraries/libraries.repository.js';
+import { LibrariesService, type UploadedPhoto } from '../libraries/libraries.service.js';
+import type { CommunityPhotoResponse, CreateCommunityPhotoDto } from './dto/create-community-photo.dto.js';
 import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
 import type { MyPhotoResponse } from '../libraries/dto/library.response.js';
-import { CommunityPhotosRepository } from './community-photos.repository.js';
+import { CommunityPhotosRepository, PHOTOS_PER_USER_PER_LIBRARY } from './community-photos.repository.js';
+
+export const PHOTO_LIMIT_MESSAGE = `You can submit at most ${PHOTOS_PER_USER_PER_LIBRARY} photos per library.`;
 
 @Injectable()
 export class CommunityPhotosService {
   constructor(
     private readonly photos: CommunityPhotosRepository,
     private readonly media: MediaStorage,
+    private readonly libraries: LibrariesRepository,
+    private readonly librariesService: LibrariesService,
   ) {}
+
+  /** A community photo for an approved library, pending moderation; at most 3 pending or approved per user. */
+  async create(
+    user: AuthUser,
+    slug: string,
+    dto: CreateCommunityPhotoDto,
+    file: UploadedPhoto | undefined,
+  ): Promise<CommunityPhotoResponse> {
+    if (!file) throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
+    const library = await this.libraries.findBySlug(slug, null);
+    if (!library || library.status !== 'approved') throw ApiError.notFound();
+    // Cheap early refusal; the authoritative check runs under the lock below.
+    if ((await this.photos.countActive(user.id, library.id)) >= PHOTOS_PER_USER_PER_LIBRARY) {
+      throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);
+    }
+    const stored = await this.librariesService.storePhoto(file, 'photos');
+    let row;
+    try {
+      row = await this.photos.insertWithinLimit({
+        libraryId: library.id,
+        userId: user.id,
+        caption: dto.caption ?? '',
+        photoKey: stored.photo_key,
+        thumbnailKey: stored.thumbnail_key,
+      });
+    } catch (error) {
+      await this.librariesService.discardPhoto(stored);
+      throw error;
+    }
+    if (!row) {
+      await this.librariesService.discardPhoto(stored);
+      throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);
+    }
+    return { id: row.id, caption: row.caption, status: row.status, created_at: new Date(row.created_at).toISOString() };
+  }
 
   mine(user: AuthUser, query: PaginationQueryDto): Promise<Page<MyPhotoResponse>> {
     return paginate(

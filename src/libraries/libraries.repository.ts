@@ -60,7 +60,7 @@ export function prefixTsQuery(text: string): string | null {
   return unique.length ? unique.map((token) => `${token}:*`).join(' & ') : null;
 }
 
-const LIBRARY_COLUMNS = `
+export const LIBRARY_COLUMNS = `
   l.id, l.slug, l.name, l.description, l.photo_key, l.thumbnail_key,
   ST_Y(l.location::geometry) AS lat, ST_X(l.location::geometry) AS lng,
   l.address, l.city, l.country, l.postal_code, l.wheelchair_accessible, l.capacity, l.is_indoor, l.is_lit,
@@ -68,7 +68,7 @@ const LIBRARY_COLUMNS = `
   l.mapdb_submission_allowed, l.submission_origin, l.created_by, l.pending_changes, l.pending_photo,
   l.ai_generated_fields`;
 
-const HAS_PHOTO = `(l.photo_key IS NOT NULL OR EXISTS (
+export const HAS_PHOTO = `(l.photo_key IS NOT NULL OR EXISTS (
   SELECT 1 FROM library_photos p WHERE p.library_id = l.id AND p.status = 'approved'))`;
 
 @Injectable()

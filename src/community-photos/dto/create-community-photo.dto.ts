@@ -1,0 +1,22 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { Trim } from '../../common/validation/transforms.js';
+
+export class CreateCommunityPhotoDto {
+  /** Optional, at most 200 characters. */
+  @IsOptional() @Trim() @IsString() @MaxLength(200)
+  caption?: string;
+}
+
+export class CreateCommunityPhotoForm extends CreateCommunityPhotoDto {
+  @ApiProperty({ type: 'string', format: 'binary', description: 'JPEG, PNG or WEBP, max 8 MB' })
+  photo: unknown;
+}
+
+export class CommunityPhotoResponse {
+  id: number;
+  caption: string;
+  @ApiProperty({ enum: ['pending', 'approved', 'rejected'] })
+  status: string;
+  created_at: string;
+}

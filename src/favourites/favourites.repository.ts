@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { LIBRARY_COLUMNS } from '../libraries/libraries.repository.js';
+import type { LibraryRow } from '../libraries/library.row.js';
+
+@Injectable()
+export class FavouritesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Adds the favourite; false when it already existed (concurrent adds leave exactly one row). */
+  async add(userId: number, libraryId: number): Promise<boolean> {
+    const rows = await this.dataSource.query<{ user_id: number }[]>(
+      `INSERT INTO favourites (user_id, library_id) VALUES ($1, $2)
+       ON CONFLICT (user_id, library_id) DO NOTHING RETURNING user_id`,
+      [userId, libraryId],
+    );
+    return rows.length === 1;
+  }
+
+  async remove(userId: number, libraryId: number): Promise<void> {
+    await this.dataSource.query('DELETE FROM favourites WHERE user_id = $1 AND library_id = $2', [userId, libraryId]);
+  }
+
+  async countApproved(userId: number): Promise<number> {
+    const rows = await this.dataSource.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM favourites f JOIN libraries l ON l.id = f.library_id
+       WHERE f.user_id = $1 AND l.status = 'approved'`,
+      [userId],
+    );
+    return rows[0].n;
+  }
+
+  /** The user's favourites that are still approved, most recently favourited first. */
+  findApproved(userId: number, limit: number, offset: number): Promise<LibraryRow[]> {
+    return this.dataSource.query<LibraryRow[]>(
+      `SELECT ${LIBRARY_COLUMNS}, true AS is_favourited
+       FROM favourites f JOIN libraries l ON l.id = f.library_id
+       WHERE f.user_id = $1 AND l.status = 'approved'
+       ORDER BY f.created_at DESC, l.id DESC LIMIT $2 OFFSET $3`,
+      [userId, limit, offset],
+    );
+  }
+}

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthUser } from '../common/auth/auth-user.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
+import type { LibraryItemResponse } from '../libraries/dto/library.response.js';
+import { LibrariesRepository } from '../libraries/libraries.repository.js';
+import { LibraryMapper } from '../libraries/library.mapper.js';
+import { FavouritesRepository } from './favourites.repository.js';
+
+export const ADDED_MESSAGE = 'Library added to favourites.';
+export const ALREADY_MESSAGE = 'Library is already in your favourites.';
+
+@Injectable()
+export class FavouritesService {
+  constructor(
+    private readonly favourites: FavouritesRepository,
+    private readonly libraries: LibrariesRepository,
+    private readonly mapper: LibraryMapper,
+  ) {}
+
+  list(user: AuthUser, query: PaginationQueryDto): Promise<Page<LibraryItemResponse>> {
+    return paginate(
+      query,
+      () => this.favourites.countApproved(user.id),
+      async (limit, offset) =>
+        (await this.favourites.findApproved(user.id, limit, offset)).map((row) => this.mapper.item(row)),
+    );
+  }
+
+  /** True when newly added. Only approved libraries can be favourited (else 404). */
+  async add(user: AuthUser, slug: string): Promise<boolean> {
+    return this.favourites.add(user.id, await this.approvedId(slug));
+  }
+
+  async remove(user: AuthUser, slug: string): Promise<void> {
+    await this.favourites.remove(user.id, await this.approvedId(slug));
+  }
+
+  private async approvedId(slug: string): Promise<number> {
+    const library = await this.libraries.findBySlug(slug, null);
+    if (!library || library.status !== 'approved') throw ApiError.notFound();
+    return library.id;
+  }
+}

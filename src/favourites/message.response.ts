@@ -1,0 +1,3 @@
+export class MessageResponse {
+  message: string;
+}

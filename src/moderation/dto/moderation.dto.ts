@@ -1,0 +1,152 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, IsString, Length, Matches, MaxLength, Min, ValidateIf } from 'class-validator';
+import { PaginationQueryDto, PaginationMeta } from '../../common/pagination/pagination.js';
+import { ToInt, Trim } from '../../common/validation/transforms.js';
+import { LibraryItemResponse, LibraryRefResponse } from '../../libraries/dto/library.response.js';
+import { REPORT_REASONS } from '../../reports/dto/create-report.dto.js';
+
+export const LIBRARY_STATUSES = ['pending', 'approved', 'rejected'] as const;
+export const REPORT_STATUSES = ['open', 'resolved', 'dismissed'] as const;
+export const PHOTO_STATUSES = ['pending', 'approved', 'rejected'] as const;
+
+export class ModerationLibrariesQueryDto extends PaginationQueryDto {
+  @ApiPropertyOptional({ enum: ['all', ...LIBRARY_STATUSES], default: 'all' })
+  @IsOptional() @IsIn(['all', ...LIBRARY_STATUSES])
+  status: string = 'all';
+
+  /** Case-insensitive substring of name, address or city. */
+  @IsOptional() @Trim() @IsString() @MaxLength(200)
+  q?: string;
+
+  @IsOptional() @Trim() @IsString() @Length(2, 2) @Matches(/^[A-Za-z]{2}$/)
+  country?: string;
+
+  @IsOptional() @Trim() @IsString() @MaxLength(100)
+  source?: string;
+}
+
+export class ModerationReportsQueryDto extends PaginationQueryDto {
+  @ApiPropertyOptional({ enum: ['all', ...REPORT_STATUSES], default: 'all' })
+  @IsOptional() @IsIn(['all', ...REPORT_STATUSES])
+  status: string = 'all';
+
+  @ApiPropertyOptional({ enum: ['all', ...REPORT_REASONS], default: 'all' })
+  @IsOptional() @IsIn(['all', ...REPORT_REASONS])
+  reason: string = 'all';
+}
+
+export class ModerationPhotosQueryDto extends PaginationQueryDto {
+  @ApiPropertyOptional({ enum: ['all', ...PHOTO_STATUSES], default: 'all' })
+  @IsOptional() @IsIn(['all', ...PHOTO_STATUSES])
+  status: string = 'all';
+}
+
+export class IdParamDto {
+  @ToInt() @IsInt() @Min(1)
+  id: number;
+}
+
+export class UpdateLibraryStatusDto {
+  @ApiProperty({ enum: LIBRARY_STATUSES })
+  @IsIn(LIBRARY_STATUSES)
+  status: (typeof LIBRARY_STATUSES)[number];
+
+  /** Shown to the submitter; kept only while the library is rejected. */
+  @ValidateIf((dto: UpdateLibraryStatusDto) => dto.rejection_reason !== undefined && dto.rejection_reason !== null)
+  @Trim() @IsString() @MaxLength(2000)
+  rejection_reason?: string | null;
+}
+
+export class UpdateReportStatusDto {
+  @ApiProperty({ enum: REPORT_STATUSES })
+  @IsIn(REPORT_STATUSES)
+  status: (typeof REPORT_STATUSES)[number];
+}
+
+export class UpdatePhotoStatusDto {
+  @ApiProperty({ enum: PHOTO_STATUSES })
+  @IsIn(PHOTO_STATUSES)
+  status: (typeof PHOTO_STATUSES)[number];
+}
+
+export class ReviewChangesDto {
+  @ApiProperty({ enum: ['approve', 'reject'] })
+  @IsIn(['approve', 'reject'])
+  action: 'approve' | 'reject';
+}
+
+export class UserRefResponse {
+  id: number;
+  username: string;
+}
+
+export class ModerationLibraryResponse extends LibraryItemResponse {
+  @ApiProperty({ enum: LIBRARY_STATUSES })
+  status: string;
+  /** "" when none */
+  rejection_reason: string;
+  @ApiProperty({ type: UserRefResponse, nullable: true })
+  created_by: UserRefResponse | null;
+  /** Staged owner edits awaiting review (with staged photo URLs), null when none. */
+  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true })
+  pending_changes: Record<string, unknown> | null;
+}
+
+export class ModerationLibraryPageResponse {
+  @ApiProperty({ type: [ModerationLibraryResponse] })
+  items: ModerationLibraryResponse[];
+  pagination: PaginationMeta;
+}
+
+export class ModerationLibraryRefResponse extends LibraryRefResponse {
+  address: string;
+}
+
+export class ModerationReportResponse {
+  id: number;
+  library: ModerationLibraryRefResponse;
+  @ApiProperty({ type: UserRefResponse, nullable: true })
+  created_by: UserRefResponse | null;
+  reason: string;
+  details: string;
+  photo_url: string;
+  @ApiProperty({ enum: REPORT_STATUSES })
+  status: string;
+  created_at: string;
+}
+
+export class ModerationReportPageResponse {
+  @ApiProperty({ type: [ModerationReportResponse] })
+  items: ModerationReportResponse[];
+  pagination: PaginationMeta;
+}
+
+export class ModerationPhotoResponse {
+  id: number;
+  library: ModerationLibraryRefResponse;
+  @ApiProperty({ type: UserRefResponse, nullable: true })
+  created_by: UserRefResponse | null;
+  caption: string;
+  photo_url: string;
+  thumbnail_url: string;
+  @ApiProperty({ enum: PHOTO_STATUSES })
+  status: string;
+  created_at: string;
+}
+
+export class ModerationPhotoPageResponse {
+  @ApiProperty({ type: [ModerationPhotoResponse] })
+  items: ModerationPhotoResponse[];
+  pagination: PaginationMeta;
+}
+
+export class ModerationSummaryResponse {
+  pending_libraries_count: number;
+  open_reports_count: number;
+  pending_photos_count: number;
+  /** The sum of the three counts above */
+  total_pending: number;
+  /** Approved libraries */
+  total_libraries: number;
+  total_users: number;
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { LibrariesModule } from '../libraries/libraries.module.js';
+import { ModerationController } from './moderation.controller.js';
+import { ModerationRepository } from './moderation.repository.js';
+import { ModerationService } from './moderation.service.js';
+
+@Module({
+  imports: [LibrariesModule],
+  controllers: [ModerationController],
+  providers: [ModerationRepository, ModerationService],
+  exports: [ModerationService],
+})
+export class ModerationModule {}

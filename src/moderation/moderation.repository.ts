@@ -1,0 +1,234 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { LIBRARY_COLUMNS, likeEscape } from '../libraries/libraries.repository.js';
+import type { LibraryRow } from '../libraries/library.row.js';
+
+export type ModerationLibraryRow = LibraryRow & { created_by_username: string | null };
+
+interface RefColumns {
+  library_id: number;
+  library_slug: string;
+  library_name: string;
+  library_address: string;
+  library_city: string;
+  library_country: string;
+  library_status: string;
+  created_by: number | null;
+  created_by_username: string | null;
+}
+
+export type ModerationReportRow = RefColumns & {
+  id: number;
+  reason: string;
+  details: string;
+  photo_key: string | null;
+  status: string;
+  created_at: Date;
+};
+
+export type ModerationPhotoRow = RefColumns & {
+  id: number;
+  caption: string;
+  photo_key: string;
+  thumbnail_key: string;
+  status: string;
+  created_at: Date;
+};
+
+const LIBRARY_SELECT = `SELECT ${LIBRARY_COLUMNS}, false AS is_favourited, u.username AS created_by_username
+  FROM libraries l LEFT JOIN users u ON u.id = l.created_by`;
+
+const REF_COLUMNS = `l.id AS library_id, l.slug AS library_slug, l.name AS library_name, l.address AS library_address,
+  l.city AS library_city, l.country AS library_country, l.status AS library_status,
+  x.created_by, u.username AS created_by_username`;
+
+export interface LibraryFilter {
+  status: string;
+  q?: string;
+  country?: string;
+  source?: string;
+}
+
+function libraryWhere(filter: LibraryFilter): { where: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const conditions: string[] = [];
+  if (filter.status !== 'all') {
+    params.push(filter.status);
+    conditions.push(`l.status = $${params.length}`);
+  }
+  if (filter.q) {
+    params.push(`%${likeEscape(filter.q.toLowerCase())}%`);
+    const p = `$${params.length}`;
+    conditions.push(`(lower(l.name) LIKE ${p} OR lower(l.address) LIKE ${p} OR lower(l.city) LIKE ${p})`);
+  }
+  if (filter.country) {
+    params.push(filter.country.toUpperCase());
+    conditions.push(`l.country = $${params.length}`);
+  }
+  if (filter.source) {
+    params.push(filter.source);
+    conditions.push(`l.source = $${params.length}`);
+  }
+  return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+function statusWhere(column: string, filters: Record<string, string>): { where: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const conditions: string[] = [];
+  for (const [name, value] of Object.entries(filters)) {
+    if (value === 'all') continue;
+    params.push(value);
+    conditions.push(`${column}.${name} = $${params.length}`);
+  }
+  return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
+@Injectable()
+export class ModerationRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async summary(): Promise<{
+    pending_libraries_count: number;
+    open_reports_count: number;
+    pending_photos_count: number;
+    total_libraries: number;
+    total_users: number;
+  }> {
+    const rows = await this.dataSource.query(
+      `SELECT
+         (SELECT count(*) FROM libraries WHERE status = 'pending')::int AS pending_libraries_count,
+         (SELECT count(*) FROM reports WHERE status = 'open')::int AS open_reports_count,
+         (SELECT count(*) FROM library_photos WHERE status = 'pending')::int AS pending_photos_count,
+         (SELECT count(*) FROM libraries WHERE status = 'approved')::int AS total_libraries,
+         (SELECT count(*) FROM users)::int AS total_users`,
+    );
+    return rows[0];
+  }
+
+  async countLibraries(filter: LibraryFilter): Promise<number> {
+    const { where, params } = libraryWhere(filter);
+    const rows = await this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM libraries l ${where}`, params);
+    return rows[0].n;
+  }
+
+  findLibraries(filter: LibraryFilter, limit: number, offset: number): Promise<ModerationLibraryRow[]> {
+    const { where, params } = libraryWhere(filter);
+    return this.dataSource.query(
+      `${LIBRARY_SELECT} ${where} ORDER BY l.created_at DESC, l.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, offset],
+    );
+  }
+
+  async findLibrary(slug: string, manager?: EntityManager, lock = false): Promise<ModerationLibraryRow | null> {
+    const rows = await (manager ?? this.dataSource).query<ModerationLibraryRow[]>(
+      `${LIBRARY_SELECT} WHERE l.slug = $1 ${lock ? 'FOR UPDATE OF l' : ''}`,
+      [slug],
+    );
+    return rows[0] ?? null;
+  }
+
+  async setLibraryStatus(manager: EntityManager, id: number, status: string, rejectionReason: string): Promise<void> {
+    await manager.query(
+      'UPDATE libraries SET status = $1, rejection_reason = $2, updated_at = now() WHERE id = $3',
+      [status, rejectionReason, id],
+    );
+  }
+
+  async clearStaged(manager: EntityManager, id: number): Promise<void> {
+    await manager.query(
+      'UPDATE libraries SET pending_changes = NULL, pending_photo = NULL, updated_at = now() WHERE id = $1',
+      [id],
+    );
+  }
+
+  async countReports(filters: { status: string; reason: string }): Promise<number> {
+    const { where, params } = statusWhere('x', filters);
+    const rows = await this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM reports x ${where}`, params);
+    return rows[0].n;
+  }
+
+  findReports(filters: { status: string; reason: string }, limit: number, offset: number): Promise<ModerationReportRow[]> {
+    const { where, params } = statusWhere('x', filters);
+    return this.dataSource.query(
+      `SELECT x.id, x.reason, x.details, x.photo_key, x.status, x.created_at, ${REF_COLUMNS}
+       FROM reports x JOIN libraries l ON l.id = x.library_id LEFT JOIN users u ON u.id = x.created_by
+       ${where} ORDER BY x.created_at DESC, x.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, offset],
+    );
+  }
+
+  async findReport(id: number): Promise<ModerationReportRow | null> {
+    const rows = await this.dataSource.query<ModerationReportRow[]>(
+      `SELECT x.id, x.reason, x.details, x.photo_key, x.status, x.created_at, ${REF_COLUMNS}
+       FROM reports x JOIN libraries l ON l.id = x.library_id LEFT JOIN users u ON u.id = x.created_by
+       WHERE x.id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async setReportStatus(id: number, status: string): Promise<boolean> {
+    const rows = await this.dataSource.query(
+      'UPDATE reports SET status = $1, updated_at = now() WHERE id = $2 RETURNING id',
+      [status, id],
+    );
+    return (rows as unknown[]).length > 0;
+  }
+
+  async countPhotos(filters: { status: string }): Promise<number> {
+    const { where, params } = statusWhere('x', filters);
+    const rows = await this.dataSource.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM library_photos x ${where}`,
+      params,
+    );
+    return rows[0].n;
+  }
+
+  findPhotos(filters: { status: string }, limit: number, offset: number): Promise<ModerationPhotoRow[]> {
+    const { where, params } = statusWhere('x', filters);
+    return this.dataSource.query(
+      `SELECT x.id, x.caption, x.photo_key, x.thumbnail_key, x.status, x.created_at, ${REF_COLUMNS}
+       FROM library_photos x JOIN libraries l ON l.id = x.library_id LEFT JOIN users u ON u.id = x.created_by
+       ${where} ORDER BY x.created_at DESC, x.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, offset],
+    );
+  }
+
+  async findPhoto(id: number): Promise<ModerationPhotoRow | null> {
+    const rows = await this.dataSource.query<ModerationPhotoRow[]>(
+      `SELECT x.id, x.caption, x.photo_key, x.thumbnail_key, x.status, x.created_at, ${REF_COLUMNS}
+       FROM library_photos x JOIN libraries l ON l.id = x.library_id LEFT JOIN users u ON u.id = x.created_by
+       WHERE x.id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Sets a community photo's status; approving one whose library has no primary photo makes it the primary
+   * (both in one transaction, the library row locked).
+   */
+  async setPhotoStatus(id: number, status: string): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows = await manager.query<{ library_id: number; photo_key: string; thumbnail_key: string }[]>(
+        `UPDATE library_photos SET status = $1, updated_at = now() WHERE id = $2
+         RETURNING library_id, photo_key, thumbnail_key`,
+        [status, id],
+      );
+      if (!rows.length) return false;
+      if (status === 'approved') {
+        await manager.query(
+          `UPDATE libraries SET photo_key = $1, thumbnail_key = $2, updated_at = now()
+           WHERE id = $3 AND photo_key IS NULL`,
+          [rows[0].photo_key, rows[0].thumbnail_key, rows[0].library_id],
+        );
+      }
+      return true;
+    });
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+}
