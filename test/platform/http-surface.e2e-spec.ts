@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { MediaStorage } from '../../src/common/media/media-storage.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, describeWithRedis, type TestApp } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { ProbeModule } from '../support/probe.module.js';
 
@@ -128,6 +128,32 @@ describe('readiness when the database is gone', () => {
       expect(res.body).toEqual({ message: 'Service unavailable.', details: { checks: { database: 'down' } } });
     } finally {
       await t.close().catch(() => undefined);
+    }
+  });
+});
+
+describeWithRedis('readiness with Redis configured', () => {
+  it('checks Redis too', async () => {
+    const db = await createTestDatabase();
+    const t = await createTestApp({ databaseUrl: db.url, redis: true });
+    try {
+      const res = await request(t.http).get('/ready').expect(200);
+      expect(res.body).toEqual({ status: 'ok', checks: { database: 'up', redis: 'up' } });
+    } finally {
+      await t.close();
+      await db.drop();
+    }
+  });
+
+  it('answers 503 when Redis is unreachable', async () => {
+    const db = await createTestDatabase();
+    const t = await createTestApp({ databaseUrl: db.url, env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    try {
+      const res = await request(t.http).get('/ready').expect(503);
+      expect(res.body.details.checks).toEqual({ database: 'up', redis: 'down' });
+    } finally {
+      await t.close().catch(() => undefined);
+      await db.drop();
     }
   });
 });
