@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { StaffOnly } from '../common/auth/auth.decorators.js';
 import type { Page } from '../common/pagination/pagination.js';
@@ -94,6 +94,7 @@ export class ModerationController {
 
   /** Apply or discard an owner's staged edit of an approved library. */
   @Post(':slug/changes')
+  @HttpCode(200)
   @RateLimit('write')
   @ApiOkResponse({ type: ModerationLibraryResponse })
   reviewChanges(@Param('slug') slug: string, @Body() body: ReviewChangesDto): Promise<ModerationLibraryResponse> {

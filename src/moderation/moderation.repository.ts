@@ -4,6 +4,18 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { LIBRARY_COLUMNS, likeEscape } from '../libraries/libraries.repository.js';
 import type { LibraryRow } from '../libraries/library.row.js';
 
+/** Report and photo ids are `serial`: a larger integer names nothing (and would not fit the column). */
+const MAX_SERIAL_ID = 2_147_483_647;
+const isSerialId = (id: number): boolean => Number.isInteger(id) && id >= 1 && id <= MAX_SERIAL_ID;
+
+/** TypeORM's postgres driver answers an UPDATE or DELETE as `[returned rows, affected count]`. */
+type UpdateResult<T> = [T[], number];
+
+interface PhotoKeys {
+  photo_key: string;
+  thumbnail_key: string;
+}
+
 export type ModerationLibraryRow = LibraryRow & { created_by_username: string | null };
 
 interface RefColumns {
@@ -159,6 +171,7 @@ export class ModerationRepository {
   }
 
   async findReport(id: number): Promise<ModerationReportRow | null> {
+    if (!isSerialId(id)) return null;
     const rows = await this.dataSource.query<ModerationReportRow[]>(
       `SELECT x.id, x.reason, x.details, x.photo_key, x.status, x.created_at, ${REF_COLUMNS}
        FROM reports x JOIN libraries l ON l.id = x.library_id LEFT JOIN users u ON u.id = x.created_by
@@ -169,11 +182,12 @@ export class ModerationRepository {
   }
 
   async setReportStatus(id: number, status: string): Promise<boolean> {
-    const rows = await this.dataSource.query(
+    if (!isSerialId(id)) return false;
+    const [rows] = await this.dataSource.query<UpdateResult<{ id: number }>>(
       'UPDATE reports SET status = $1, updated_at = now() WHERE id = $2 RETURNING id',
       [status, id],
     );
-    return (rows as unknown[]).length > 0;
+    return rows.length > 0;
   }
 
   async countPhotos(filters: { status: string }): Promise<number> {
@@ -196,6 +210,7 @@ export class ModerationRepository {
   }
 
   async findPhoto(id: number): Promise<ModerationPhotoRow | null> {
+    if (!isSerialId(id)) return null;
     const rows = await this.dataSource.query<ModerationPhotoRow[]>(
       `SELECT x.id, x.caption, x.photo_key, x.thumbnail_key, x.status, x.created_at, ${REF_COLUMNS}
        FROM library_photos x JOIN libraries l ON l.id = x.library_id LEFT JOIN users u ON u.id = x.created_by
@@ -206,26 +221,50 @@ export class ModerationRepository {
   }
 
   /**
-   * Sets a community photo's status; approving one whose library has no primary photo makes it the primary
-   * (both in one transaction, the library row locked).
+   * Sets a community photo's status, in one transaction with its effect on the library's primary photo:
+   * approving one whose library has no primary photo makes it the primary; withdrawing the approval of the photo
+   * that is the primary hands that role to the newest other approved community photo, or leaves the library
+   * without one (a rejected photo is never shown).
    */
   async setPhotoStatus(id: number, status: string): Promise<boolean> {
+    if (!isSerialId(id)) return false;
     return this.dataSource.transaction(async (manager) => {
-      const rows = await manager.query<{ library_id: number; photo_key: string; thumbnail_key: string }[]>(
+      const [rows] = await manager.query<UpdateResult<PhotoKeys & { library_id: number }>>(
         `UPDATE library_photos SET status = $1, updated_at = now() WHERE id = $2
          RETURNING library_id, photo_key, thumbnail_key`,
         [status, id],
       );
       if (!rows.length) return false;
+      const photo = rows[0];
       if (status === 'approved') {
         await manager.query(
           `UPDATE libraries SET photo_key = $1, thumbnail_key = $2, updated_at = now()
            WHERE id = $3 AND photo_key IS NULL`,
-          [rows[0].photo_key, rows[0].thumbnail_key, rows[0].library_id],
+          [photo.photo_key, photo.thumbnail_key, photo.library_id],
+        );
+      } else {
+        // No approved photo left: the sub-select yields no row and both keys become NULL.
+        await manager.query(
+          `UPDATE libraries SET (photo_key, thumbnail_key) = (
+             SELECT p.photo_key, p.thumbnail_key FROM library_photos p
+             WHERE p.library_id = $1 AND p.status = 'approved'
+             ORDER BY p.created_at DESC, p.id DESC LIMIT 1
+           ), updated_at = now()
+           WHERE id = $1 AND photo_key = $2`,
+          [photo.library_id, photo.photo_key],
         );
       }
       return true;
     });
+  }
+
+  /** Whether a stored file is (also) a community photo's, e.g. a primary photo promoted from one. */
+  async isCommunityPhotoKey(photoKey: string): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(
+      'SELECT 1 FROM library_photos WHERE photo_key = $1 LIMIT 1',
+      [photoKey],
+    );
+    return rows.length > 0;
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

@@ -93,7 +93,9 @@ export class ModerationService {
       await this.moderation.clearStaged(manager, row.id);
     });
     for (const photo of obsolete) {
-      if (!(await this.sharedWithCommunityPhoto(photo))) await this.librariesService.discardPhoto(photo);
+      // A primary promoted from a community photo shares its files: those stay.
+      if (await this.moderation.isCommunityPhotoKey(photo.photo_key)) continue;
+      await this.librariesService.discardPhoto(photo);
     }
     return this.getLibrary(slug);
   }
@@ -124,13 +126,6 @@ export class ModerationService {
   async setPhotoStatus(id: number, status: string): Promise<ModerationPhotoResponse> {
     if (!(await this.moderation.setPhotoStatus(id, status))) throw ApiError.notFound();
     return this.photo((await this.moderation.findPhoto(id))!);
-  }
-
-  private async sharedWithCommunityPhoto(photo: PendingPhoto): Promise<boolean> {
-    const rows = await this.moderation.transaction((manager) =>
-      manager.query<unknown[]>('SELECT 1 FROM library_photos WHERE photo_key = $1 LIMIT 1', [photo.photo_key]),
-    );
-    return rows.length > 0;
   }
 
   private userRef(id: number | null, username: string | null) {
