@@ -19,7 +19,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const adminUrl = process.env.TEST_DB_ADMIN_URL;
   const template = process.env.TEST_DB_TEMPLATE;
   if (!adminUrl || !template) throw new Error('e2e global setup did not run');
-  const name = `bookcase_t_${randomBytes(6).toString('hex')}`;
+  // The creation time in the name lets a later run drop leftovers without touching a run still in progress.
+  const name = `bookcase_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
