@@ -1,6 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { StaffService } from '../users/staff.service.js';
+import { importGeojsonCommand } from './commands/import-geojson.js';
+import { seedCommand } from './commands/seed.js';
 
 export interface CliCommand {
   usage: string;
@@ -41,4 +43,6 @@ export const COMMANDS: Record<string, CliCommand> = {
         : `Promoted ${values.username} (id ${result.id}) to staff.`;
     },
   },
+  'import-geojson': importGeojsonCommand,
+  seed: seedCommand,
 };

@@ -1,0 +1,151 @@
+import type { EntityManager } from 'typeorm';
+import { baseSlug, slugCandidate } from '../../libraries/slug.js';
+import type {
+  LibraryStatus,
+  SubmissionOrigin,
+  Wheelchair,
+} from '../../libraries/library.entity.js';
+
+/** One library as the bulk commands (import, seed) write it. Provenance is set by the caller, never inferred. */
+export interface BulkLibrary {
+  name: string;
+  description: string;
+  address: string;
+  city: string;
+  country: string;
+  postalCode: string;
+  wheelchairAccessible: Wheelchair;
+  capacity: number | null;
+  isIndoor: boolean | null;
+  isLit: boolean | null;
+  website: string;
+  operator: string;
+  brand: string;
+  source: string;
+  externalId: string;
+  lat: number;
+  lng: number;
+  status: LibraryStatus;
+  submissionOrigin: Extract<SubmissionOrigin, 'import' | 'legacy'>;
+  photoKey: string | null;
+  thumbnailKey: string | null;
+  createdAt: Date;
+}
+
+interface Pending {
+  library: BulkLibrary;
+  base: string;
+  attempt: number;
+}
+
+/** How many candidate slugs past the last known one are probed at once for a base that is taken. */
+const PROBE_WINDOW = 32;
+const MAX_ROUNDS = 50;
+
+/**
+ * Multi-row inserts (`INSERT … SELECT FROM unnest(…)`) with unique slugs per decisions.md (`base`, `base-2`, …).
+ * Slugs are planned in memory for the whole run; a slug that turns out to be taken (existing rows, a concurrent
+ * writer) makes its row a no-op under `ON CONFLICT (slug) DO NOTHING`, and only those rows are retried with free
+ * candidates found by probing the unique index. Bulk rows never carry the map-database permission: it is written
+ * as false/null explicitly, and created_by stays null.
+ */
+export class LibraryBulkWriter {
+  /** The next suffix to try per base slug in this run. */
+  private readonly nextAttempt = new Map<string, number>();
+
+  async insert(manager: EntityManager, libraries: BulkLibrary[]): Promise<number> {
+    let pending: Pending[] = libraries.map((library) => {
+      const base = baseSlug({ city: library.city, address: library.address, name: library.name });
+      return { library, base, attempt: this.take(base) };
+    });
+    let inserted = 0;
+    for (let round = 0; pending.length > 0; round += 1) {
+      if (round === MAX_ROUNDS)
+        throw new Error('could not find free slugs (too many concurrent writers?)');
+      const taken = await this.insertRows(manager, pending);
+      inserted += pending.length - taken.length;
+      if (taken.length > 0) await this.reassign(manager, taken);
+      pending = taken;
+    }
+    return inserted;
+  }
+
+  private take(base: string): number {
+    const attempt = this.nextAttempt.get(base) ?? 1;
+    this.nextAttempt.set(base, attempt + 1);
+    return attempt;
+  }
+
+  /** Gives every row whose slug was taken a candidate that is free right now (the insert re-checks it). */
+  private async reassign(manager: EntityManager, rows: Pending[]): Promise<void> {
+    const bases = [...new Set(rows.map((row) => row.base))];
+    const probes = bases.flatMap((base) => {
+      const from = this.nextAttempt.get(base) ?? 1;
+      const needed = rows.filter((row) => row.base === base).length + PROBE_WINDOW;
+      return Array.from({ length: needed }, (_, i) => slugCandidate(base, from + i));
+    });
+    const existing = await manager.query<{ slug: string }[]>(
+      'SELECT slug FROM libraries WHERE slug = ANY($1::text[])',
+      [probes],
+    );
+    const used = new Set(existing.map((row) => row.slug));
+    for (const row of rows) {
+      let attempt = this.take(row.base);
+      while (used.has(slugCandidate(row.base, attempt))) attempt = this.take(row.base);
+      row.attempt = attempt;
+    }
+  }
+
+  /** Inserts the rows; returns those whose slug was already taken (nothing was written for them). */
+  private async insertRows(manager: EntityManager, rows: Pending[]): Promise<Pending[]> {
+    const column = <T>(pick: (library: BulkLibrary) => T) => rows.map((row) => pick(row.library));
+    const slugs = rows.map((row) => slugCandidate(row.base, row.attempt));
+    const result = await manager.query<{ slug: string }[]>(
+      `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, wheelchair_accessible,
+                              capacity, is_indoor, is_lit, website, operator, brand, source, external_id, location,
+                              status, submission_origin, photo_key, thumbnail_key, created_at, updated_at,
+                              mapdb_submission_allowed, mapdb_submission_allowed_at, created_by)
+       SELECT slug, name, description, address, city, country, postal_code, wheelchair, capacity, is_indoor, is_lit,
+              website, operator, brand, source, external_id,
+              ST_SetSRID(ST_MakePoint(lng, lat), 4326)::geography,
+              status, origin, photo_key, thumbnail_key, created_at, created_at,
+              false, NULL, NULL
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                     $8::text[], $9::int[], $10::boolean[], $11::boolean[], $12::text[], $13::text[], $14::text[],
+                     $15::text[], $16::text[], $17::float8[], $18::float8[], $19::text[], $20::text[], $21::text[],
+                     $22::text[], $23::timestamptz[])
+           AS u(slug, name, description, address, city, country, postal_code, wheelchair, capacity, is_indoor,
+                is_lit, website, operator, brand, source, external_id, lng, lat, status, origin, photo_key,
+                thumbnail_key, created_at)
+       ON CONFLICT (slug) DO NOTHING
+       RETURNING slug`,
+      [
+        slugs,
+        column((l) => l.name),
+        column((l) => l.description),
+        column((l) => l.address),
+        column((l) => l.city),
+        column((l) => l.country),
+        column((l) => l.postalCode),
+        column((l) => l.wheelchairAccessible),
+        column((l) => l.capacity),
+        column((l) => l.isIndoor),
+        column((l) => l.isLit),
+        column((l) => l.website),
+        column((l) => l.operator),
+        column((l) => l.brand),
+        column((l) => l.source),
+        column((l) => l.externalId),
+        column((l) => l.lng),
+        column((l) => l.lat),
+        column((l) => l.status),
+        column((l) => l.submissionOrigin),
+        column((l) => l.photoKey),
+        column((l) => l.thumbnailKey),
+        column((l) => l.createdAt),
+      ],
+    );
+    const written = new Set(result.map((row) => row.slug));
+    return rows.filter((_, i) => !written.has(slugs[i]));
+  }
+}
