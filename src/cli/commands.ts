@@ -1,23 +1,10 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { StaffService } from '../users/staff.service.js';
 import { importGeojsonCommand } from './commands/import-geojson.js';
 import { seedCommand } from './commands/seed.js';
+import { required, type CliCommand } from './cli-command.js';
 
-export interface CliCommand {
-  usage: string;
-  /** Option names this command takes (all strings); positional arguments are passed through. */
-  options: Record<string, { type: 'string' | 'boolean' }>;
-  run(app: INestApplicationContext, values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<string>;
-}
-
-function required(values: Record<string, string | boolean | undefined>, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-export class UsageError extends Error {}
+export { UsageError } from './cli-command.js';
 
 export const COMMANDS: Record<string, CliCommand> = {
   migrate: {

@@ -3,7 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock.js';
 import type { Wheelchair } from '../../libraries/library.entity.js';
-import { UsageError, type CliCommand } from '../commands.js';
+import { UsageError, type CliCommand } from '../cli-command.js';
 import { LibraryBulkWriter, type BulkLibrary } from './library-bulk-writer.js';
 
 export type SkipReason =

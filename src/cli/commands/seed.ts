@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock.js';
 import { MediaStorage } from '../../common/media/media-storage.js';
 import type { LibraryStatus, Wheelchair } from '../../libraries/library.entity.js';
-import { UsageError, type CliCommand } from '../commands.js';
+import { UsageError, type CliCommand } from '../cli-command.js';
 import { LibraryBulkWriter, type BulkLibrary } from './library-bulk-writer.js';
 import {
   DESCRIPTION_SENTENCES,
