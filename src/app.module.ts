@@ -1,18 +1,28 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
 import { CommonModule } from './common/common.module.js';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter.js';
 import { CacheControlInterceptor } from './common/http/cache-control.js';
+import { BodyParseErrorGuard } from './common/http/deferred-body-parser.js';
 import { LoggingModule } from './common/logging/logging.module.js';
 import { MediaModule } from './common/media/media.module.js';
 import { RATE_LIMIT_GUARD, RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { RedisModule } from './common/redis/redis.module.js';
 import { ApiValidationPipe } from './common/validation/validation.pipe.js';
+import { AuthModule, JWT_AUTH_GUARD, STAFF_GUARD } from './auth/auth.module.js';
 import { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { EnrichmentModule } from './enrichment/enrichment.module.js';
+import { CommunityPhotosModule } from './community-photos/community-photos.module.js';
+import { FavouritesModule } from './favourites/favourites.module.js';
 import { HealthModule } from './health/health.module.js';
+import { ModerationModule } from './moderation/moderation.module.js';
+import { StatisticsModule } from './statistics/statistics.module.js';
+import { LibrariesModule } from './libraries/libraries.module.js';
+import { LibraryDetailModule } from './libraries/library-detail.module.js';
+import { ReportsModule } from './reports/reports.module.js';
 import { UsersModule } from './users/users.module.js';
 
 export interface AppModuleOptions {
@@ -38,10 +48,24 @@ export class AppModule {
         MediaModule,
         HealthModule,
         UsersModule,
+        AuthModule,
+        EnrichmentModule,
+        // Modules with literal /libraries/… routes come before LibraryDetailModule, whose /libraries/{slug}
+        // would otherwise swallow them (routes are matched in registration order).
+        CommunityPhotosModule,
+        FavouritesModule,
+        ModerationModule,
+        ReportsModule,
+        LibrariesModule,
+        LibraryDetailModule,
+        StatisticsModule,
       ],
       providers: [
         // Guards run in this order: rate limit first, so an over-limit request is refused before anything else.
         RATE_LIMIT_GUARD,
+        { provide: APP_GUARD, useClass: BodyParseErrorGuard },
+        JWT_AUTH_GUARD,
+        STAFF_GUARD,
         { provide: APP_PIPE, useClass: ApiValidationPipe },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_INTERCEPTOR, useClass: CacheControlInterceptor },

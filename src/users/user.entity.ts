@@ -1,5 +1,13 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
 
+/** `email` is '' for a social account whose provider did not verify one (the unique index skips ''). */
 @Entity({ name: 'users' })
 @Index('users_username_lower_key', { synchronize: false })
 @Index('users_email_lower_key', { synchronize: false })
@@ -28,6 +36,9 @@ export class UserEntity {
 
   @Column({ name: 'last_name', type: 'varchar', length: 150, default: '' })
   lastName: string;
+
+  @Column({ name: 'last_login_at', type: 'timestamptz', nullable: true })
+  lastLoginAt: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

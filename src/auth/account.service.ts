@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { AuthUser } from '../common/auth/auth-user.js';
+import { Clock } from '../common/clock.js';
+import { ApiError } from '../common/errors/api-error.js';
+import type { UserEntity } from '../users/user.entity.js';
+import { PasswordHasher } from '../users/password-hasher.js';
+import { DuplicateUserError } from '../users/unique-violation.js';
+import { UsersRepository } from '../users/users.repository.js';
+import { toMessageResponse, toUserResponse } from './auth.mapper.js';
+import { AUTH_MESSAGES, DELETE_CONFIRMATION } from './auth.messages.js';
+import type { ChangeEmailDto } from './dto/change-email.dto.js';
+import type { ChangePasswordDto } from './dto/change-password.dto.js';
+import type { DeleteAccountDto } from './dto/delete-account.dto.js';
+import type { AccountMessageResponse, UserResponse } from './dto/auth.response.js';
+import { isValidEmail, normalizeEmail } from './email.js';
+import { checkPasswordPolicy } from './password-policy.js';
+import { SessionsRepository } from './sessions.repository.js';
+
+/** The signed-in user's own account: read it, change email or password, delete it. */
+@Injectable()
+export class AccountService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly sessions: SessionsRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly clock: Clock,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async me(caller: AuthUser): Promise<UserResponse> {
+    return toUserResponse(await this.load(caller));
+  }
+
+  async changeEmail(caller: AuthUser, dto: ChangeEmailDto): Promise<UserResponse> {
+    const user = await this.load(caller);
+    if (user.passwordHash === null) throw ApiError.forbidden(AUTH_MESSAGES.socialEmailChange);
+    const email = normalizeEmail(dto.email);
+    if (!isValidEmail(email)) throw ApiError.badRequest(AUTH_MESSAGES.invalidEmail);
+    if (email === normalizeEmail(user.email)) throw ApiError.badRequest(AUTH_MESSAGES.sameEmail);
+    if (await this.users.emailExists(email)) throw ApiError.badRequest(AUTH_MESSAGES.emailExists);
+    try {
+      await this.users.updateEmail(user.id, email);
+    } catch (error) {
+      if (error instanceof DuplicateUserError) throw ApiError.badRequest(AUTH_MESSAGES.emailExists);
+      throw error;
+    }
+    return toUserResponse({ ...user, email });
+  }
+
+  /** Changes the password and revokes every other session of the user; the caller's own stays. */
+  async changePassword(caller: AuthUser, dto: ChangePasswordDto): Promise<AccountMessageResponse> {
+    const user = await this.load(caller);
+    if (user.passwordHash === null) throw ApiError.forbidden(AUTH_MESSAGES.socialPasswordChange);
+    if (!(await this.hasher.verify(user.passwordHash, dto.current_password))) {
+      throw ApiError.badRequest(AUTH_MESSAGES.currentPasswordIncorrect);
+    }
+    if (dto.new_password !== dto.new_password_confirm) {
+      throw ApiError.badRequest(AUTH_MESSAGES.passwordsDoNotMatch);
+    }
+    const violation = checkPasswordPolicy(dto.new_password, {
+      username: user.username,
+      email: user.email,
+    });
+    if (violation) throw ApiError.badRequest(violation);
+    const passwordHash = await this.hasher.hash(dto.new_password);
+    const now = this.clock.date();
+    await this.dataSource.transaction(async (manager) => {
+      await this.users.updatePasswordHash(user.id, passwordHash, manager);
+      await this.sessions.revokeOthers(user.id, caller.sessionId, now, manager);
+    });
+    return toMessageResponse(AUTH_MESSAGES.passwordChanged);
+  }
+
+  /** Deletes the account; its sessions, identities, devices and favourites go with it. */
+  async deleteAccount(caller: AuthUser, dto: DeleteAccountDto): Promise<AccountMessageResponse> {
+    const user = await this.load(caller);
+    if (user.passwordHash !== null) {
+      if (!dto.password) throw ApiError.badRequest(AUTH_MESSAGES.passwordRequired);
+      if (!(await this.hasher.verify(user.passwordHash, dto.password))) {
+        throw ApiError.badRequest(AUTH_MESSAGES.incorrectPassword);
+      }
+    } else if (dto.confirm_text !== DELETE_CONFIRMATION) {
+      throw ApiError.badRequest(AUTH_MESSAGES.confirmDelete);
+    }
+    await this.users.deleteById(user.id);
+    return toMessageResponse(AUTH_MESSAGES.accountDeleted);
+  }
+
+  /** The caller's row; gone meanwhile (deleted by a concurrent request) is 401 like any dead token. */
+  private async load(caller: AuthUser): Promise<UserEntity> {
+    const user = await this.users.findById(caller.id);
+    if (!user || !user.isActive) throw ApiError.unauthorized();
+    return user;
+  }
+}

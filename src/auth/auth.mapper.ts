@@ -1,0 +1,22 @@
+import type { UserEntity } from '../users/user.entity.js';
+import type { DeviceTokenEntity } from './device-token.entity.js';
+import type { DeviceResponse } from './dto/device.response.js';
+import type { AccountMessageResponse, UserResponse } from './dto/auth.response.js';
+
+export function toUserResponse(user: UserEntity): UserResponse {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    is_social_only: user.passwordHash === null,
+    is_staff: user.isStaff,
+  };
+}
+
+export function toDeviceResponse(device: DeviceTokenEntity): DeviceResponse {
+  return { token: device.token, environment: device.environment, is_active: device.isActive };
+}
+
+export function toMessageResponse(message: string): AccountMessageResponse {
+  return { message, details: null };
+}

@@ -1,0 +1,87 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Clock } from '../common/clock.js';
+import { REDIS, type RedisClient } from '../common/redis/redis.module.js';
+import { AppConfig } from '../config/app-config.js';
+import { UsersModule } from '../users/users.module.js';
+import { AccountService } from './account.service.js';
+import { AuthController } from './auth.controller.js';
+import { AuthService } from './auth.service.js';
+import { DeviceTokenEntity } from './device-token.entity.js';
+import { DeviceTokensRepository } from './device-tokens.repository.js';
+import { DevicesController } from './devices.controller.js';
+import { DevicesService } from './devices.service.js';
+import { JwtAuthGuard } from './guards/jwt-auth.guard.js';
+import { StaffGuard } from './guards/staff.guard.js';
+import {
+  DatabaseIdentityTokenReplayStore,
+  IdentityTokenReplayStore,
+  RedisIdentityTokenReplayStore,
+} from './identity-token-replay.store.js';
+import { IdentityTokenVerifier } from './identity-token.verifier.js';
+import { JwtStrategy } from './jwt.strategy.js';
+import { RefreshSessionEntity } from './refresh-session.entity.js';
+import { SessionsRepository } from './sessions.repository.js';
+import { SocialAuthService } from './social-auth.service.js';
+import { SocialIdentitiesRepository } from './social-identities.repository.js';
+import { SocialIdentityEntity } from './social-identity.entity.js';
+import { TokensService, JWT_ALGORITHM } from './tokens.service.js';
+import { UsedIdentityTokenEntity } from './used-identity-token.entity.js';
+
+@Module({
+  imports: [
+    UsersModule,
+    TypeOrmModule.forFeature([
+      RefreshSessionEntity,
+      SocialIdentityEntity,
+      DeviceTokenEntity,
+      UsedIdentityTokenEntity,
+    ]),
+    JwtModule.registerAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        secret: config.jwt.secret,
+        signOptions: { algorithm: JWT_ALGORITHM },
+        verifyOptions: { algorithms: [JWT_ALGORITHM] },
+      }),
+    }),
+  ],
+  controllers: [AuthController, DevicesController],
+  providers: [
+    AuthService,
+    AccountService,
+    SocialAuthService,
+    DevicesService,
+    TokensService,
+    SessionsRepository,
+    SocialIdentitiesRepository,
+    DeviceTokensRepository,
+    IdentityTokenVerifier,
+    JwtStrategy,
+    JwtAuthGuard,
+    StaffGuard,
+    DatabaseIdentityTokenReplayStore,
+    {
+      // Redis when configured (shared by every instance), else the database table.
+      provide: IdentityTokenReplayStore,
+      inject: [REDIS, AppConfig, Clock, DatabaseIdentityTokenReplayStore],
+      useFactory: (
+        redis: RedisClient,
+        config: AppConfig,
+        clock: Clock,
+        database: DatabaseIdentityTokenReplayStore,
+      ) =>
+        redis
+          ? new RedisIdentityTokenReplayStore(redis, clock, `${config.redisKeyPrefix}social-jti:`)
+          : database,
+    },
+  ],
+  exports: [JwtAuthGuard, StaffGuard, TokensService, SessionsRepository],
+})
+export class AuthModule {}
+
+/** AppModule registers these after RATE_LIMIT_GUARD: rate limit, then authentication, then the staff check. */
+export const JWT_AUTH_GUARD = { provide: APP_GUARD, useExisting: JwtAuthGuard };
+export const STAFF_GUARD = { provide: APP_GUARD, useExisting: StaffGuard };

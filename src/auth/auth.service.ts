@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { Clock } from '../common/clock.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { AppConfig } from '../config/app-config.js';
+import { PasswordHasher } from '../users/password-hasher.js';
+import { DuplicateUserError } from '../users/unique-violation.js';
+import { UsersRepository } from '../users/users.repository.js';
+import { AUTH_MESSAGES } from './auth.messages.js';
+import type { LoginDto } from './dto/login.dto.js';
+import type { RefreshDto } from './dto/refresh.dto.js';
+import type { RegisterDto } from './dto/register.dto.js';
+import { isValidEmail, normalizeEmail } from './email.js';
+import { checkPasswordPolicy } from './password-policy.js';
+import { SessionsRepository } from './sessions.repository.js';
+import { TokensService, type TokenPair } from './tokens.service.js';
+
+/** Longer passwords (UTF-16 units) cannot belong to any account: no hash is computed for them. */
+const MAX_LOGIN_PASSWORD_UNITS = 1024;
+
+/** Register, log in, refresh: every successful sign-in opens a server-side session that its tokens belong to. */
+@Injectable()
+export class AuthService {
+  /** Verified when no account matches a login, so a miss costs as much time as a wrong password. */
+  private dummyHash: Promise<string> | null = null;
+
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly sessions: SessionsRepository,
+    private readonly tokens: TokensService,
+    private readonly hasher: PasswordHasher,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  async register(dto: RegisterDto): Promise<TokenPair> {
+    const username = dto.username;
+    const email = normalizeEmail(dto.email);
+    const taken = await this.users.clashes(username, email);
+    if (taken.username) throw ApiError.badRequest(AUTH_MESSAGES.usernameExists);
+    if (taken.email) throw ApiError.badRequest(AUTH_MESSAGES.emailExists);
+    if (!isValidEmail(email)) throw ApiError.badRequest(AUTH_MESSAGES.invalidEmail);
+    const violation = checkPasswordPolicy(dto.password, { username, email });
+    if (violation) throw ApiError.badRequest(violation);
+
+    const passwordHash = await this.hasher.hash(dto.password);
+    try {
+      const user = await this.users.insert({ username, email, passwordHash });
+      return await this.startSession(user.id);
+    } catch (error) {
+      if (error instanceof DuplicateUserError) {
+        // A concurrent registration won. Both fields may clash; answer as the sequential checks would.
+        const usernameTaken =
+          error.field === 'username' || (await this.users.usernameExists(username));
+        throw ApiError.badRequest(
+          usernameTaken ? AUTH_MESSAGES.usernameExists : AUTH_MESSAGES.emailExists,
+        );
+      }
+      throw error;
+    }
+  }
+
+  async login(dto: LoginDto): Promise<TokenPair> {
+    const candidates =
+      dto.username && dto.password.length <= MAX_LOGIN_PASSWORD_UNITS
+        ? await this.users.loginCandidates(dto.username)
+        : [];
+    let hashChecked = false;
+    for (const user of candidates) {
+      if (!user.passwordHash) continue;
+      hashChecked = true;
+      if ((await this.hasher.verify(user.passwordHash, dto.password)) && user.isActive) {
+        return this.startSession(user.id);
+      }
+    }
+    if (!hashChecked) {
+      await this.hasher.verify(
+        await this.getDummyHash(),
+        dto.password.slice(0, MAX_LOGIN_PASSWORD_UNITS),
+      );
+    }
+    throw ApiError.unauthorized(AUTH_MESSAGES.invalidCredentials);
+  }
+
+  /** A new access token for the refresh token's session, while the session and its user are live. */
+  async refresh(dto: RefreshDto): Promise<{ access: string }> {
+    const subject = await this.tokens.verify(dto.refresh, 'refresh');
+    const now = this.clock.date();
+    const session = subject
+      ? await this.sessions.findLiveSessionUser(subject.sessionId, subject.userId, now)
+      : null;
+    if (!subject || !session) throw ApiError.unauthorized(AUTH_MESSAGES.invalidRefresh);
+    await this.sessions.touch(subject.sessionId, now);
+    return {
+      access: this.tokens.issueAccess(session.id, subject.sessionId, session.sessionExpiresAt),
+    };
+  }
+
+  /** Opens a session for the user and answers its token pair. */
+  async startSession(userId: number): Promise<TokenPair> {
+    const now = this.clock.date();
+    const expiresAt = new Date(now.getTime() + this.config.jwt.refreshTtlSeconds * 1000);
+    const session = await this.sessions.open(userId, now, expiresAt);
+    await this.users.recordLogin(userId, now);
+    return this.tokens.issuePair(userId, session.id, session.expiresAt);
+  }
+
+  private getDummyHash(): Promise<string> {
+    this.dummyHash ??= this.hasher.hash(randomBytes(24).toString('base64url'));
+    return this.dummyHash;
+  }
+}

@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { EntityManager, IsNull, Not, Repository } from 'typeorm';
+import { RefreshSessionEntity } from './refresh-session.entity.js';
+
+/** The user behind a live session, as the guard needs it. */
+export interface SessionUser {
+  id: number;
+  username: string;
+  isStaff: boolean;
+  sessionExpiresAt: Date;
+}
+
+@Injectable()
+export class SessionsRepository {
+  constructor(
+    @InjectRepository(RefreshSessionEntity)
+    private readonly sessions: Repository<RefreshSessionEntity>,
+  ) {}
+
+  async open(userId: number, now: Date, expiresAt: Date): Promise<RefreshSessionEntity> {
+    return this.sessions.save(
+      this.sessions.create({
+        id: randomUUID(),
+        userId,
+        createdAt: now,
+        lastUsedAt: now,
+        expiresAt,
+        revokedAt: null,
+      }),
+    );
+  }
+
+  /**
+   * The active user of a session that is neither revoked nor expired and belongs to `userId`; null otherwise
+   * (also when the user was deleted or deactivated).
+   */
+  async findLiveSessionUser(
+    sessionId: string,
+    userId: number,
+    now: Date,
+  ): Promise<SessionUser | null> {
+    const row = await this.sessions
+      .createQueryBuilder('session')
+      .innerJoin('session.user', 'user')
+      .select([
+        'user.id AS id',
+        'user.username AS username',
+        'user.is_staff AS is_staff',
+        'session.expires_at AS expires_at',
+      ])
+      .where('session.id = :sessionId AND session.user_id = :userId', { sessionId, userId })
+      .andWhere('session.revoked_at IS NULL AND session.expires_at > :now', { now })
+      .andWhere('user.is_active')
+      .getRawOne<{ id: number; username: string; is_staff: boolean; expires_at: Date }>();
+    if (!row) return null;
+    return {
+      id: row.id,
+      username: row.username,
+      isStaff: row.is_staff,
+      sessionExpiresAt: new Date(row.expires_at),
+    };
+  }
+
+  async isLive(sessionId: string, now: Date, manager?: EntityManager): Promise<boolean> {
+    const repo = manager ? manager.getRepository(RefreshSessionEntity) : this.sessions;
+    return repo
+      .createQueryBuilder('session')
+      .innerJoin('session.user', 'user')
+      .where(
+        'session.id = :sessionId AND session.revoked_at IS NULL AND session.expires_at > :now',
+        {
+          sessionId,
+          now,
+        },
+      )
+      .andWhere('user.is_active')
+      .getExists();
+  }
+
+  async touch(sessionId: string, now: Date): Promise<void> {
+    await this.sessions.update({ id: sessionId }, { lastUsedAt: now });
+  }
+
+  /** Revokes every live session of the user except `keepSessionId`. */
+  async revokeOthers(
+    userId: number,
+    keepSessionId: string,
+    now: Date,
+    manager?: EntityManager,
+  ): Promise<number> {
+    const repo = manager ? manager.getRepository(RefreshSessionEntity) : this.sessions;
+    const result = await repo.update(
+      { userId, id: Not(keepSessionId), revokedAt: IsNull() },
+      { revokedAt: now },
+    );
+    return result.affected ?? 0;
+  }
+}

@@ -1,0 +1,30 @@
+import { QueryFailedError } from 'typeorm';
+
+/** The constraint (or unique index) a failed statement violated, when it was a unique violation (23505). */
+export function uniqueViolationOf(error: unknown): string | null {
+  if (!(error instanceof QueryFailedError)) return null;
+  const driverError = error.driverError as { code?: string; constraint?: string } | undefined;
+  return driverError?.code === '23505' ? (driverError.constraint ?? '') : null;
+}
+
+export type UniqueUserField = 'username' | 'email';
+
+/** Another account already holds this username or email (caught from the unique indexes, so races are safe). */
+export class DuplicateUserError extends Error {
+  constructor(readonly field: UniqueUserField) {
+    super(`duplicate ${field}`);
+    this.name = 'DuplicateUserError';
+  }
+}
+
+const USER_UNIQUE_INDEXES: Record<string, UniqueUserField> = {
+  users_username_lower_key: 'username',
+  users_email_lower_key: 'email',
+};
+
+/** Re-throws a unique violation on the users table as DuplicateUserError; other errors unchanged. */
+export function asDuplicateUserError(error: unknown): unknown {
+  const constraint = uniqueViolationOf(error);
+  const field = constraint === null ? undefined : USER_UNIQUE_INDEXES[constraint];
+  return field ? new DuplicateUserError(field) : error;
+}
