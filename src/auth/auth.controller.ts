@@ -8,7 +8,6 @@ import {
   Patch,
   Post,
   Put,
-  UseInterceptors,
 } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
@@ -27,7 +26,6 @@ import { ErrorResponse } from '../common/errors/error.response.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { AccountService } from './account.service.js';
 import { AuthService } from './auth.service.js';
-import { PrivateNoStoreInterceptor } from './private-cache.interceptor.js';
 import { SocialAuthService } from './social-auth.service.js';
 import {
   AccessTokenResponse,
@@ -45,7 +43,6 @@ import { SocialLoginDto } from './dto/social-login.dto.js';
 
 /** Accounts and tokens (decisions §3). The token-issuing routes are public and ignore any Authorization header. */
 @ApiTags('auth')
-@UseInterceptors(PrivateNoStoreInterceptor)
 @Controller('auth')
 export class AuthController {
   constructor(

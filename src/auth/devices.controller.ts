@@ -7,7 +7,6 @@ import {
   Param,
   Post,
   Res,
-  UseInterceptors,
 } from '@nestjs/common';
 import {
   ApiBearerAuth,
@@ -25,14 +24,12 @@ import { CurrentUser } from '../common/auth/auth.decorators.js';
 import { ErrorResponse } from '../common/errors/error.response.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { DevicesService } from './devices.service.js';
-import { PrivateNoStoreInterceptor } from './private-cache.interceptor.js';
 import { DeviceResponse } from './dto/device.response.js';
 import { RegisterDeviceDto } from './dto/register-device.dto.js';
 
 /** Push notification device tokens of the signed-in user. */
 @ApiTags('auth')
 @ApiBearerAuth('bearer')
-@UseInterceptors(PrivateNoStoreInterceptor)
 @Controller('auth/devices')
 export class DevicesController {
   constructor(private readonly devices: DevicesService) {}

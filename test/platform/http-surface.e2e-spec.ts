@@ -65,8 +65,10 @@ describe('HTTP surface: logs, caching headers, media, health', () => {
     });
 
     it('does not cache routes without a public-cache rule, nor errors', async () => {
-      expect((await request(t.http).get('/api/v1/probe/items').expect(200)).headers['cache-control']).toBe('no-store');
-      expect((await request(t.http).get('/api/v1/nothing').expect(404)).headers['cache-control']).toBe('no-store');
+      const items = await request(t.http).get('/api/v1/probe/items').expect(200);
+      expect(items.headers['cache-control']).toBe('private, no-store');
+      const missing = await request(t.http).get('/api/v1/nothing').expect(404);
+      expect(missing.headers['cache-control']).toBe('private, no-store');
     });
   });
 

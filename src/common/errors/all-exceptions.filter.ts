@@ -51,7 +51,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    response.setHeader('Cache-Control', 'no-store');
+    response.setHeader('Cache-Control', 'private, no-store');
     response.status(status).json(body);
   }
 

@@ -11,8 +11,8 @@ export const PublicCache = (seconds: number) =>
   SetMetadata(PUBLIC_CACHE_KEY, Math.min(MAX_PUBLIC_CACHE_SECONDS, Math.max(0, Math.floor(seconds))));
 
 /**
- * Cache-Control for every response: per-user data (any request carrying credentials, any authenticated route)
- * is `private, no-store`; anonymous GETs of routes marked @PublicCache get `public, max-age`; the rest `no-store`.
+ * Cache-Control for every response: anonymous GETs of routes marked @PublicCache get `public, max-age`; everything
+ * else (any request carrying credentials, authenticated routes, token endpoints, writes) is `private, no-store`.
  */
 @Injectable()
 export class CacheControlInterceptor implements NestInterceptor {
@@ -34,7 +34,7 @@ export class CacheControlInterceptor implements NestInterceptor {
         response.setHeader('Cache-Control', `public, max-age=${maxAge}`);
         response.setHeader('Vary', 'Authorization');
       } else {
-        response.setHeader('Cache-Control', 'no-store');
+        response.setHeader('Cache-Control', 'private, no-store');
       }
     }
     return next.handle();
