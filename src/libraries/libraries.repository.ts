@@ -53,11 +53,22 @@ export function likeEscape(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
-/** `tok1:* & tok2:*` from free text: letters and digits only, so user text never reaches tsquery syntax. */
-export function prefixTsQuery(text: string): string | null {
+/** The words of free text for `q`: letters and digits only, lower-cased, at most 16 distinct; null without any. */
+export function searchWords(text: string): string | null {
   const tokens = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   const unique = [...new Set(tokens)].slice(0, 16);
-  return unique.length ? unique.map((token) => `${token}:*`).join(' & ') : null;
+  return unique.length ? unique.join(' ') : null;
+}
+
+/**
+ * SQL for the prefix tsquery (`'w1':* & 'w2':*`) of the words in `param`. The words are accent-folded and parsed by
+ * the same parser as the documents, and every lexeme is quoted: folding can turn letters into tsquery syntax
+ * (ʼ → ', ŉ → 'n, ː → :), which must never reach to_tsquery unquoted. NULL (matching nothing) when no lexeme is left.
+ */
+export function prefixTsQuerySql(param: string): string {
+  const lexemes = `nullif(array_to_string(tsvector_to_array(to_tsvector('simple', bookcase_unaccent(${param}))), E'\\x01'), '')`;
+  const escaped = `replace(replace(${lexemes}, '\\', '\\\\'), '''', '''''')`;
+  return `to_tsquery('simple', '''' || replace(${escaped}, E'\\x01', ''':* & ''') || ''':*')`;
 }
 
 export const LIBRARY_COLUMNS = `
@@ -80,7 +91,11 @@ export class LibrariesRepository {
     return `EXISTS (SELECT 1 FROM favourites f WHERE f.user_id = ${sql.param(userId)} AND f.library_id = l.id) AS is_favourited`;
   }
 
-  private searchConditions(sql: Sql, search: LibrarySearch): { order: string } {
+  /**
+   * WHERE (and, for a page, ORDER BY) of a public list. Parameters are created only for the clauses that use them:
+   * PostgreSQL refuses a statement with a parameter it never sees (the count has no ORDER BY).
+   */
+  private searchConditions(sql: Sql, search: LibrarySearch, ordered: boolean): { order: string } {
     sql.and(`l.status = 'approved'`);
     let order = 'l.created_at DESC, l.id DESC';
     if (search.country) sql.and(`l.country = ${sql.param(search.country.toUpperCase())}`);
@@ -89,46 +104,64 @@ export class LibrariesRepository {
     if (search.hasPhoto === true) sql.and(HAS_PHOTO);
     if (search.hasPhoto === false) sql.and(`NOT ${HAS_PHOTO}`);
     if (search.search) {
-      const pattern = `'%' || lower(bookcase_unaccent(${sql.param(likeEscape(search.search))})) || '%'`;
+      // Escaped after folding, which can itself produce a LIKE metacharacter (∖ → \).
+      const folded = `lower(bookcase_unaccent(${sql.param(search.search)}))`;
+      const pattern = `'%' || replace(replace(replace(${folded}, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'`;
       sql.and(`l.search_text LIKE ${pattern}`);
       order = `(lower(bookcase_unaccent(l.name)) LIKE ${pattern}) DESC, ${order}`;
     } else if (search.q) {
-      const query = prefixTsQuery(search.q);
-      if (query) {
-        const tsquery = `to_tsquery('simple', bookcase_unaccent(${sql.param(query)}))`;
+      const words = searchWords(search.q);
+      if (words) {
+        const tsquery = prefixTsQuerySql(sql.param(words));
         sql.and(`l.search_vector @@ ${tsquery}`);
         order = `ts_rank(l.search_vector, ${tsquery}) DESC, ${order}`;
       }
     }
-    if (search.near) {
+    if (search.near && (ordered || search.near.radiusMeters !== undefined)) {
       const point = `ST_SetSRID(ST_MakePoint(${sql.param(search.near.lng)}, ${sql.param(search.near.lat)}), 4326)::geography`;
       if (search.near.radiusMeters !== undefined) {
         sql.and(`ST_DWithin(l.location, ${point}, ${sql.param(search.near.radiusMeters)})`);
       }
-      order = `l.location <-> ${point}, l.id`;
+      // The distance alone: with a tie-breaker after it PostgreSQL 15 cannot take the order from the GiST index
+      // (a KNN scan) and would compute and sort the distance of every approved row instead.
+      order = `l.location <-> ${point}`;
     }
     return { order };
   }
 
-  async countApproved(search: LibrarySearch): Promise<number> {
+  /** The count statement of a public list (also what query-plan tests EXPLAIN). */
+  countApprovedQuery(search: LibrarySearch): { text: string; params: unknown[] } {
     const sql = new Sql();
-    this.searchConditions(sql, search);
-    const rows = await this.dataSource.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM libraries l ${sql.whereClause()}`,
-      sql.params,
-    );
+    this.searchConditions(sql, search, false);
+    return { text: `SELECT count(*)::int AS n FROM libraries l ${sql.whereClause()}`, params: sql.params };
+  }
+
+  /** The page statement of a public list (also what query-plan tests EXPLAIN). */
+  findApprovedQuery(
+    search: LibrarySearch,
+    userId: number | null,
+    limit: number,
+    offset: number,
+  ): { text: string; params: unknown[] } {
+    const sql = new Sql();
+    const { order } = this.searchConditions(sql, search, true);
+    const favourited = this.favouritedColumn(sql, userId);
+    return {
+      text: `SELECT ${LIBRARY_COLUMNS}, ${favourited} FROM libraries l ${sql.whereClause()}
+       ORDER BY ${order} LIMIT ${sql.param(limit)} OFFSET ${sql.param(offset)}`,
+      params: sql.params,
+    };
+  }
+
+  async countApproved(search: LibrarySearch): Promise<number> {
+    const { text, params } = this.countApprovedQuery(search);
+    const rows = await this.dataSource.query<{ n: number }[]>(text, params);
     return rows[0].n;
   }
 
-  async findApproved(search: LibrarySearch, userId: number | null, limit: number, offset: number): Promise<LibraryRow[]> {
-    const sql = new Sql();
-    const { order } = this.searchConditions(sql, search);
-    const favourited = this.favouritedColumn(sql, userId);
-    return this.dataSource.query<LibraryRow[]>(
-      `SELECT ${LIBRARY_COLUMNS}, ${favourited} FROM libraries l ${sql.whereClause()}
-       ORDER BY ${order} LIMIT ${sql.param(limit)} OFFSET ${sql.param(offset)}`,
-      sql.params,
-    );
+  findApproved(search: LibrarySearch, userId: number | null, limit: number, offset: number): Promise<LibraryRow[]> {
+    const { text, params } = this.findApprovedQuery(search, userId, limit, offset);
+    return this.dataSource.query<LibraryRow[]>(text, params);
   }
 
   findLatest(limit: number, hasPhoto: boolean | undefined, userId: number | null): Promise<LibraryRow[]> {

@@ -12,7 +12,10 @@ import {
   IsUrl,
   Max,
   MaxLength,
+  maxLength,
   Min,
+  ValidateBy,
+  ValidateIf,
 } from 'class-validator';
 import { ToBoolean, ToInt, ToNumber, Trim } from '../../common/validation/transforms.js';
 
@@ -28,20 +31,46 @@ export function normaliseWebsite(value: unknown): unknown {
 
 const URL_RULES = { protocols: ['http', 'https'], require_protocol: true, require_tld: true };
 
+/** PostgreSQL text cannot hold NUL; refusing it here keeps such input a 422 instead of a database error. */
+export const NoNul = () =>
+  ValidateBy({
+    name: 'noNul',
+    validator: {
+      validate: (value: unknown) => typeof value !== 'string' || !value.includes('\u0000'),
+      defaultMessage: (args) => `${args?.property ?? 'value'} must not contain NUL characters`,
+    },
+  });
+
+/**
+ * At most `max` characters as PostgreSQL counts them (code points). @MaxLength alone is not enough: its count
+ * skips variation selectors, so a value it accepts could overflow a varchar column. Used beside @MaxLength (which
+ * documents the limit in OpenAPI), it reports only what @MaxLength lets through, so a value gets one error.
+ */
+export const MaxChars = (max: number) =>
+  ValidateBy({
+    name: 'maxChars',
+    constraints: [max],
+    validator: {
+      validate: (value: unknown) =>
+        typeof value !== 'string' || !maxLength(value, max) || [...value].length <= max,
+      defaultMessage: (args) => `${args?.property ?? 'value'} must be shorter than or equal to ${max} characters`,
+    },
+  });
+
 /** Optional fields of a submission, shared by create (POST) and owner edit (PATCH). */
 export class LibraryOptionalFields {
   /** Proper name; left blank, AI enrichment may fill it. */
-  @IsOptional() @Trim() @IsString() @MaxLength(255)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(255) @MaxChars(255)
   name?: string;
 
   /** 1–3 sentences; also the image alt text. Left blank, AI enrichment may fill it. */
-  @IsOptional() @Trim() @IsString() @MaxLength(2000)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(2000) @MaxChars(2000)
   description?: string;
 
-  @IsOptional() @Trim() @IsString() @MaxLength(255)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(255) @MaxChars(255)
   address?: string;
 
-  @IsOptional() @Trim() @IsString() @MaxLength(20)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(20) @MaxChars(20)
   postal_code?: string;
 
   @ApiPropertyOptional({ enum: ['yes', 'no', 'limited'] })
@@ -57,25 +86,27 @@ export class LibraryOptionalFields {
   @IsOptional() @ToBoolean() @IsBoolean()
   is_lit?: boolean;
 
-  /** http(s) URL; a bare host gets https://. */
+  /** http(s) URL; a bare host gets https://; "" leaves it unset. */
   @IsOptional()
+  @ValidateIf((_dto: unknown, value: unknown) => value !== '')
   @Transform(({ value }) => normaliseWebsite(value))
   @IsString()
   @MaxLength(500)
+  @MaxChars(500)
   @IsUrl(URL_RULES, { message: 'website must be an http(s) URL' })
   website?: string;
 
-  @IsOptional() @Trim() @IsString() @MaxLength(255)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(255) @MaxChars(255)
   contact?: string;
 
-  @IsOptional() @Trim() @IsString() @MaxLength(255)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(255) @MaxChars(255)
   operator?: string;
 
-  @IsOptional() @Trim() @IsString() @MaxLength(255)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(255) @MaxChars(255)
   brand?: string;
 }
 
-export const CITY_RULES = [Trim(), IsString(), IsNotEmpty(), MaxLength(100)];
+export const CITY_RULES = [Trim(), IsString(), IsNotEmpty(), NoNul(), MaxLength(100), MaxChars(100)];
 export const COUNTRY_RULES = [
   Transform(({ value }) => (typeof value === 'string' ? value.trim().toUpperCase() : value)),
   IsISO31661Alpha2({ message: 'country must be an ISO 3166-1 alpha-2 code' }),

@@ -18,6 +18,7 @@ import {
 } from 'class-validator';
 import { PaginationQueryDto } from '../../common/pagination/pagination.js';
 import { ToBoolean, ToInt, ToNumber, Trim } from '../../common/validation/transforms.js';
+import { MaxChars, NoNul } from './library-fields.js';
 
 @ValidatorConstraint({ name: 'needsLocation' })
 class NeedsLocation implements ValidatorConstraintInterface {
@@ -33,15 +34,15 @@ class NeedsLocation implements ValidatorConstraintInterface {
 
 export class ListLibrariesQueryDto extends PaginationQueryDto {
   /** Full-text search over name then description (accent- and case-insensitive), best matches first. */
-  @IsOptional() @Trim() @IsString() @MaxLength(200)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(200) @MaxChars(200)
   q?: string;
 
   /** Substring search over name, description, city, address and postal code; name matches first. Wins over q. */
-  @IsOptional() @Trim() @IsString() @MaxLength(200)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(200) @MaxChars(200)
   search?: string;
 
   /** Case-insensitive substring of the city. */
-  @IsOptional() @Trim() @IsString() @MaxLength(100)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(100) @MaxChars(100)
   city?: string;
 
   /** Two-letter country code, case-insensitive. */
@@ -49,7 +50,7 @@ export class ListLibrariesQueryDto extends PaginationQueryDto {
   country?: string;
 
   /** Substring of the postal code. */
-  @IsOptional() @Trim() @IsString() @MaxLength(20)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(20) @MaxChars(20)
   postal_code?: string;
 
   /** Only libraries with (true) or without (false) a primary or approved community photo. */

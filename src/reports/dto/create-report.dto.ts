@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
+import { MaxChars, NoNul } from '../../libraries/dto/library-fields.js';
 
 export const REPORT_REASONS = ['damaged', 'missing', 'incorrect_info', 'inappropriate', 'other'] as const;
 export type ReportReason = (typeof REPORT_REASONS)[number];
@@ -12,7 +13,7 @@ export class CreateReportDto {
   @IsIn(REPORT_REASONS)
   reason: ReportReason;
 
-  @IsOptional() @Trim() @IsString() @MaxLength(2000)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(2000) @MaxChars(2000)
   details?: string;
 }
 
