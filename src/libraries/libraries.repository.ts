@@ -296,6 +296,14 @@ export class LibrariesRepository {
     );
   }
 
+  /** Whether a stored file is (also) a community photo's, e.g. a primary photo promoted from one. */
+  async isCommunityPhotoKey(photoKey: string): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>('SELECT 1 FROM library_photos WHERE photo_key = $1 LIMIT 1', [
+      photoKey,
+    ]);
+    return rows.length > 0;
+  }
+
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
   }

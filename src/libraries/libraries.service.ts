@@ -183,7 +183,7 @@ export class LibrariesService {
       if (keys) await this.discardPhoto(keys);
       throw error;
     }
-    if (replaced) await this.discardPhoto(replaced);
+    if (replaced) await this.discardReplacedPhoto(replaced);
     const updated = await this.libraries.findBySlug(slug, user.id);
     return this.mapper.owner(updated!);
   }
@@ -260,6 +260,12 @@ export class LibrariesService {
       throw error;
     }
     return { photo_key: keys.main, thumbnail_key: keys.thumbnail };
+  }
+
+  /** Deletes the files of a photo an edit replaced, unless a community photo still uses them (a promoted primary). */
+  async discardReplacedPhoto(photo: PendingPhoto): Promise<void> {
+    if (await this.libraries.isCommunityPhotoKey(photo.photo_key)) return;
+    await this.discardPhoto(photo);
   }
 
   async discardPhoto(photo: PendingPhoto): Promise<void> {

@@ -92,11 +92,7 @@ export class ModerationService {
       }
       await this.moderation.clearStaged(manager, row.id);
     });
-    for (const photo of obsolete) {
-      // A primary promoted from a community photo shares its files: those stay.
-      if (await this.moderation.isCommunityPhotoKey(photo.photo_key)) continue;
-      await this.librariesService.discardPhoto(photo);
-    }
+    for (const photo of obsolete) await this.librariesService.discardReplacedPhoto(photo);
     return this.getLibrary(slug);
   }
 

@@ -12,9 +12,7 @@ import {
   IsUrl,
   Max,
   MaxLength,
-  maxLength,
   Min,
-  ValidateBy,
   ValidateIf,
 } from 'class-validator';
 import { ToBoolean, ToInt, ToNumber, Trim } from '../../common/validation/transforms.js';
@@ -29,33 +27,9 @@ export function normaliseWebsite(value: unknown): unknown {
   return `https://${text}`;
 }
 
+import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
+
 const URL_RULES = { protocols: ['http', 'https'], require_protocol: true, require_tld: true };
-
-/** PostgreSQL text cannot hold NUL; refusing it here keeps such input a 422 instead of a database error. */
-export const NoNul = () =>
-  ValidateBy({
-    name: 'noNul',
-    validator: {
-      validate: (value: unknown) => typeof value !== 'string' || !value.includes('\u0000'),
-      defaultMessage: (args) => `${args?.property ?? 'value'} must not contain NUL characters`,
-    },
-  });
-
-/**
- * At most `max` characters as PostgreSQL counts them (code points). @MaxLength alone is not enough: its count
- * skips variation selectors, so a value it accepts could overflow a varchar column. Used beside @MaxLength (which
- * documents the limit in OpenAPI), it reports only what @MaxLength lets through, so a value gets one error.
- */
-export const MaxChars = (max: number) =>
-  ValidateBy({
-    name: 'maxChars',
-    constraints: [max],
-    validator: {
-      validate: (value: unknown) =>
-        typeof value !== 'string' || !maxLength(value, max) || [...value].length <= max,
-      defaultMessage: (args) => `${args?.property ?? 'value'} must be shorter than or equal to ${max} characters`,
-    },
-  });
 
 /** Optional fields of a submission, shared by create (POST) and owner edit (PATCH). */
 export class LibraryOptionalFields {

@@ -18,7 +18,7 @@ import {
 } from 'class-validator';
 import { PaginationQueryDto } from '../../common/pagination/pagination.js';
 import { ToBoolean, ToInt, ToNumber, Trim } from '../../common/validation/transforms.js';
-import { MaxChars, NoNul } from './library-fields.js';
+import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
 
 @ValidatorConstraint({ name: 'needsLocation' })
 class NeedsLocation implements ValidatorConstraintInterface {

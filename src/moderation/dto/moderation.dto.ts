@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PaginationQueryDto, PaginationMeta } from '../../common/pagination/pagination.js';
+import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
 import { ToInt, Trim } from '../../common/validation/transforms.js';
 import { LibraryItemResponse, LibraryRefResponse } from '../../libraries/dto/library.response.js';
 import { REPORT_REASONS } from '../../reports/dto/create-report.dto.js';
@@ -15,13 +16,13 @@ export class ModerationLibrariesQueryDto extends PaginationQueryDto {
   status: string = 'all';
 
   /** Case-insensitive substring of name, address or city. */
-  @IsOptional() @Trim() @IsString() @MaxLength(200)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(200) @MaxChars(200)
   q?: string;
 
   @IsOptional() @Trim() @IsString() @Length(2, 2) @Matches(/^[A-Za-z]{2}$/)
   country?: string;
 
-  @IsOptional() @Trim() @IsString() @MaxLength(100)
+  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(100) @MaxChars(100)
   source?: string;
 }
 
@@ -53,7 +54,7 @@ export class UpdateLibraryStatusDto {
 
   /** Shown to the submitter; kept only while the library is rejected. */
   @ValidateIf((dto: UpdateLibraryStatusDto) => dto.rejection_reason !== undefined && dto.rejection_reason !== null)
-  @Trim() @IsString() @MaxLength(2000)
+  @Trim() @IsString() @NoNul() @MaxLength(2000) @MaxChars(2000)
   rejection_reason?: string | null;
 }
 

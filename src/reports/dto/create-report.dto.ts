@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
-import { MaxChars, NoNul } from '../../libraries/dto/library-fields.js';
+import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
 
 export const REPORT_REASONS = ['damaged', 'missing', 'incorrect_info', 'inappropriate', 'other'] as const;
 export type ReportReason = (typeof REPORT_REASONS)[number];

@@ -1,0 +1,27 @@
+import { maxLength, ValidateBy } from 'class-validator';
+
+/** PostgreSQL text cannot hold NUL; refusing it here keeps such input a 422 instead of a database error. */
+export const NoNul = () =>
+  ValidateBy({
+    name: 'noNul',
+    validator: {
+      validate: (value: unknown) => typeof value !== 'string' || !value.includes('\u0000'),
+      defaultMessage: (args) => `${args?.property ?? 'value'} must not contain NUL characters`,
+    },
+  });
+
+/**
+ * At most `max` characters as PostgreSQL counts them (code points). @MaxLength alone is not enough: its count
+ * skips variation selectors, so a value it accepts could overflow a varchar column. Used beside @MaxLength (which
+ * documents the limit in OpenAPI), it reports only what @MaxLength lets through, so a value gets one error.
+ */
+export const MaxChars = (max: number) =>
+  ValidateBy({
+    name: 'maxChars',
+    constraints: [max],
+    validator: {
+      validate: (value: unknown) =>
+        typeof value !== 'string' || !maxLength(value, max) || [...value].length <= max,
+      defaultMessage: (args) => `${args?.property ?? 'value'} must be shorter than or equal to ${max} characters`,
+    },
+  });
