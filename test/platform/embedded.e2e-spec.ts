@@ -35,6 +35,12 @@ describe('embedded default database', () => {
 
     const docs = await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`);
     expect(docs.status).toBe(200);
+    const libraries = await fetch(`http://127.0.0.1:${port}/api/v1/libraries/`);
+    expect(libraries.status).toBe(200);
+    expect(await libraries.json()).toEqual({
+      items: [],
+      pagination: { page: 1, page_size: 20, total: 0, total_pages: 1, has_next: false, has_previous: false },
+    });
 
     const cli = await runNode('dist/src/cli/main.js', ['create-staff', '--username', 'admin', '--email', 'admin@example.com', '--password', 'embedded-passphrase'], env);
     expect(cli.stderr).toBe('');
