@@ -10,6 +10,8 @@ const common = {
 
 /** @type {import('jest').Config} */
 export default {
+  // Per-project testTimeout is ignored by Jest; e2e suites on the embedded database need the headroom.
+  testTimeout: 60_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/migrations/**/*.spec.ts'] },
     {
@@ -18,7 +20,6 @@ export default {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/setup/global-setup.mjs',
       globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
-      testTimeout: 60_000,
     },
   ],
 };

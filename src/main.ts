@@ -3,17 +3,19 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
 import { configureApp, NEST_APP_OPTIONS } from './app.setup.js';
-import { ConfigError, loadConfig } from './config/app-config.js';
+import { AppConfig, ConfigError, loadConfig } from './config/app-config.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './database/embedded-database.js';
 
 async function bootstrap(): Promise<void> {
-  const config = loadConfig();
+  let config = loadConfig();
   let embedded: EmbeddedDatabase | null = null;
   let databaseUrl = config.database.url;
   if (!databaseUrl) {
     process.stdout.write(`No DATABASE_URL: starting the embedded database in ${config.dataDir}\n`);
     embedded = await startEmbeddedDatabase(config.dataDir);
     databaseUrl = embedded.url;
+    // PGlite runs a single session; one connection keeps requests from interleaving protocol messages in it.
+    config = new AppConfig({ ...config, database: { ...config.database, poolSize: 1 } });
   }
 
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, databaseUrl }), {

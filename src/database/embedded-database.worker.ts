@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   // Claim the directory before opening it; the parent checked that no live server holds it.
   writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port: null }));
   const db = await PGlite.create(join(dataDir, 'pgdata'), { extensions: { postgis, pg_trgm, unaccent } });
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: Number(portArg ?? 0), maxConnections: 32 });
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: Number(portArg ?? 0), maxConnections: 100 });
   await server.start();
   const port = Number(server.getServerConn().split(':')[1]);
   writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port }));

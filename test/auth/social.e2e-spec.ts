@@ -1,7 +1,12 @@
 import type { JWTPayload } from 'jose';
 import request from 'supertest';
 import { bearer, loginUser, registerUser } from '../support/auth.js';
-import { createTestApp, describeWithRedis, type TestApp } from '../support/app.js';
+import {
+  createTestApp,
+  describeWithRedis,
+  type TestApp,
+  itWithDatabaseServer,
+} from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 import {
@@ -294,20 +299,23 @@ describe('POST /auth/social', () => {
       expect(owner.email).toBe(email);
     });
 
-    it('gives concurrent first sign-ins of one identity a single account', async () => {
-      const sub = unique('google');
-      const tokens = await Promise.all(
-        Array.from({ length: 5 }, () => googleToken(providers, { sub, given_name: 'Race' })),
-      );
-      const responses = await Promise.all(
-        tokens.map((id_token) => signIn({ provider: 'google', id_token })),
-      );
-      expect(responses.map((res) => res.status)).toEqual([200, 200, 200, 200, 200]);
-      const ids = new Set(
-        await Promise.all(responses.map(async (res) => (await me(res.body.access)).id)),
-      );
-      expect(ids.size).toBe(1);
-    });
+    itWithDatabaseServer(
+      'gives concurrent first sign-ins of one identity a single account',
+      async () => {
+        const sub = unique('google');
+        const tokens = await Promise.all(
+          Array.from({ length: 5 }, () => googleToken(providers, { sub, given_name: 'Race' })),
+        );
+        const responses = await Promise.all(
+          tokens.map((id_token) => signIn({ provider: 'google', id_token })),
+        );
+        expect(responses.map((res) => res.status)).toEqual([200, 200, 200, 200, 200]);
+        const ids = new Set(
+          await Promise.all(responses.map(async (res) => (await me(res.body.access)).id)),
+        );
+        expect(ids.size).toBe(1);
+      },
+    );
 
     it('refuses an inactive account with 400 Invalid identity token.', async () => {
       const sub = unique('apple');

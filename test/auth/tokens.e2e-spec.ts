@@ -1,7 +1,12 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { bearer, registerUser, TEST_PASSWORD } from '../support/auth.js';
-import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/app.js';
+import {
+  createTestApp,
+  TEST_JWT_SECRET,
+  type TestApp,
+  itWithDatabaseServer,
+} from '../support/app.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 
 const UNAUTHORIZED = { message: 'Unauthorized', details: null };
@@ -191,33 +196,39 @@ describe('register, login, refresh, me', () => {
         .expect(201);
     });
 
-    it('lets exactly one of 10 concurrent identical registrations through; the rest get 400', async () => {
-      const same = fresh('race');
-      const responses = await Promise.all(
-        Array.from({ length: 10 }, () => request(t.http).post(api('register')).send(same)),
-      );
-      const statuses = responses.map((res) => res.status).sort();
-      expect(statuses).toEqual([201, 400, 400, 400, 400, 400, 400, 400, 400, 400]);
-      for (const res of responses.filter((r) => r.status === 400)) {
-        expect(res.body).toEqual({ message: 'Username already exists.', details: null });
-      }
-    });
+    itWithDatabaseServer(
+      'lets exactly one of 10 concurrent identical registrations through; the rest get 400',
+      async () => {
+        const same = fresh('race');
+        const responses = await Promise.all(
+          Array.from({ length: 10 }, () => request(t.http).post(api('register')).send(same)),
+        );
+        const statuses = responses.map((res) => res.status).sort();
+        expect(statuses).toEqual([201, 400, 400, 400, 400, 400, 400, 400, 400, 400]);
+        for (const res of responses.filter((r) => r.status === 400)) {
+          expect(res.body).toEqual({ message: 'Username already exists.', details: null });
+        }
+      },
+    );
 
-    it('lets exactly one of 10 concurrent registrations with one email through', async () => {
-      const email = fresh('race').email;
-      const responses = await Promise.all(
-        Array.from({ length: 10 }, () =>
-          request(t.http)
-            .post(api('register'))
-            .send({ ...fresh('racer'), email }),
-        ),
-      );
-      expect(responses.filter((res) => res.status === 201)).toHaveLength(1);
-      for (const res of responses.filter((r) => r.status !== 201)) {
-        expect(res.status).toBe(400);
-        expect(res.body).toEqual({ message: 'Email already exists.', details: null });
-      }
-    });
+    itWithDatabaseServer(
+      'lets exactly one of 10 concurrent registrations with one email through',
+      async () => {
+        const email = fresh('race').email;
+        const responses = await Promise.all(
+          Array.from({ length: 10 }, () =>
+            request(t.http)
+              .post(api('register'))
+              .send({ ...fresh('racer'), email }),
+          ),
+        );
+        expect(responses.filter((res) => res.status === 201)).toHaveLength(1);
+        for (const res of responses.filter((r) => r.status !== 201)) {
+          expect(res.status).toBe(400);
+          expect(res.body).toEqual({ message: 'Email already exists.', details: null });
+        }
+      },
+    );
   });
 
   describe('POST /auth/login', () => {

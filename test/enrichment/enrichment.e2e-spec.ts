@@ -23,7 +23,7 @@ import {
   ENRICHMENT_OPTIONS,
   type EnrichmentOptions,
 } from '../../src/enrichment/enrichment.options.js';
-import { TEST_JWT_SECRET } from '../support/app.js';
+import { TEST_JWT_SECRET, itWithDatabaseServer } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 import { aiJson, FakeAiServer } from '../support/fake-ai.js';
@@ -492,37 +492,43 @@ describe('AI enrichment', () => {
     expect(jobs.rows).toEqual(Array(6).fill({ status: 'done', attempts: 1 }));
   });
 
-  it('skips a job whose row another worker has locked instead of waiting for it', async () => {
-    const t = await startApp();
-    const busy = await submitLibrary(t);
-    const free = await submitLibrary(t);
-    fake.otherwise(aiJson('Name', 'Description.'));
+  itWithDatabaseServer(
+    'skips a job whose row another worker has locked instead of waiting for it',
+    async () => {
+      const t = await startApp();
+      const busy = await submitLibrary(t);
+      const free = await submitLibrary(t);
+      fake.otherwise(aiJson('Name', 'Description.'));
 
-    const otherWorker = new pg.Client({ connectionString: db.url });
-    await otherWorker.connect();
-    try {
-      await otherWorker.query('BEGIN');
-      await otherWorker.query('SELECT id FROM enrichment_jobs WHERE library_id = $1 FOR UPDATE', [
-        busy.id,
-      ]);
+      const otherWorker = new pg.Client({ connectionString: db.url });
+      await otherWorker.connect();
+      try {
+        await otherWorker.query('BEGIN');
+        await otherWorker.query('SELECT id FROM enrichment_jobs WHERE library_id = $1 FOR UPDATE', [
+          busy.id,
+        ]);
 
-      // Waiting on the locked row instead of skipping it would leave the fake without a request.
-      const run = t.worker.runOnce();
-      await fake.waitForRequests(1, 3000);
-      expect(await run).toBe(1);
-      expect(fake.requests).toHaveLength(1);
-      expect(JSON.stringify(fake.requests[0].body)).toContain(`Address: ${free.address}\\n`);
+        // Waiting on the locked row instead of skipping it would leave the fake without a request.
+        const run = t.worker.runOnce();
+        await fake.waitForRequests(1, 3000);
+        expect(await run).toBe(1);
+        expect(fake.requests).toHaveLength(1);
+        expect(JSON.stringify(fake.requests[0].body)).toContain(`Address: ${free.address}\\n`);
+        expect(await job(busy.id)).toEqual([
+          expect.objectContaining({ status: 'queued', attempts: 0 }),
+        ]);
+      } finally {
+        await otherWorker.query('ROLLBACK');
+        await otherWorker.end();
+      }
+
+      expect(await t.worker.runOnce()).toBe(1);
       expect(await job(busy.id)).toEqual([
-        expect.objectContaining({ status: 'queued', attempts: 0 }),
+        expect.objectContaining({ status: 'done', attempts: 1 }),
       ]);
-    } finally {
-      await otherWorker.query('ROLLBACK');
-      await otherWorker.end();
-    }
-
-    expect(await t.worker.runOnce()).toBe(1);
-    expect(await job(busy.id)).toEqual([expect.objectContaining({ status: 'done', attempts: 1 })]);
-  }, 10_000);
+    },
+    10_000,
+  );
 
   it('polls on its own once the application has started', async () => {
     const t = await startApp({ tuning: { autoStart: true, pollIntervalMs: 50 } });

@@ -4,7 +4,7 @@
  */
 import request from 'supertest';
 import { bearer, makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, type TestApp, describeWithDatabaseServer } from '../support/app.js';
 import { call, expectOnlyErrorsAt, getAs, postPhoto } from '../support/community.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import {
@@ -52,7 +52,8 @@ describe('staff library moderation', () => {
   const reviewChanges = (slug: string, body: object) =>
     call(t.http, 'post', `/libraries/moderation/${slug}/changes`, staff.access, body);
 
-  describe('GET /libraries/moderation', () => {
+  // Holds a second database while the outer one is in use: needs a database server (see describeWithDatabaseServer).
+  describeWithDatabaseServer('GET /libraries/moderation', () => {
     let l1: InsertedLibrary;
     let l2: InsertedLibrary;
     let l3: InsertedLibrary;

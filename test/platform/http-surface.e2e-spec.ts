@@ -1,7 +1,12 @@
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { MediaStorage } from '../../src/common/media/media-storage.js';
-import { createTestApp, describeWithRedis, type TestApp } from '../support/app.js';
+import {
+  createTestApp,
+  describeWithDatabaseServer,
+  describeWithRedis,
+  type TestApp,
+} from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { ProbeModule } from '../support/probe.module.js';
 
@@ -45,9 +50,18 @@ describe('HTTP surface: logs, caching headers, media, health', () => {
         .expect(201);
       const id = res.headers['x-request-id'];
       const line = logs.lines.map((text) => JSON.parse(text)).find((entry) => entry.req?.id === id);
-      expect(line).toMatchObject({ req: { method: 'POST', path: '/api/v1/probe/echo' }, res: { statusCode: 201 } });
+      expect(line).toMatchObject({
+        req: { method: 'POST', path: '/api/v1/probe/echo' },
+        res: { statusCode: 201 },
+      });
       const all = logs.lines.join('\n');
-      for (const secret of ['SECRET-TOKEN-VALUE', 'QUERY-SECRET', 'COOKIE-SECRET', 'hunter2-PASSWORD', 'REFRESH-SECRET']) {
+      for (const secret of [
+        'SECRET-TOKEN-VALUE',
+        'QUERY-SECRET',
+        'COOKIE-SECRET',
+        'hunter2-PASSWORD',
+        'REFRESH-SECRET',
+      ]) {
         expect(all).not.toContain(secret);
       }
     });
@@ -60,7 +74,10 @@ describe('HTTP surface: logs, caching headers, media, health', () => {
     });
 
     it('makes any read with a token private, no-store', async () => {
-      const res = await request(t.http).get('/api/v1/probe/cached').set('Authorization', 'Bearer whatever').expect(200);
+      const res = await request(t.http)
+        .get('/api/v1/probe/cached')
+        .set('Authorization', 'Bearer whatever')
+        .expect(200);
       expect(res.headers['cache-control']).toBe('private, no-store');
     });
 
@@ -101,8 +118,12 @@ describe('HTTP surface: logs, caching headers, media, health', () => {
     });
 
     it('refuses unsafe storage keys', async () => {
-      await expect(t.app.get(MediaStorage).put('../escape.jpg', jpeg, 'image/jpeg')).rejects.toThrow(/unsafe/);
-      await expect(t.app.get(MediaStorage).put('/abs/path.jpg', jpeg, 'image/jpeg')).rejects.toThrow(/unsafe/);
+      await expect(
+        t.app.get(MediaStorage).put('../escape.jpg', jpeg, 'image/jpeg'),
+      ).rejects.toThrow(/unsafe/);
+      await expect(
+        t.app.get(MediaStorage).put('/abs/path.jpg', jpeg, 'image/jpeg'),
+      ).rejects.toThrow(/unsafe/);
     });
 
     it('gives site-relative URLs, empty for no media', () => {
@@ -114,20 +135,29 @@ describe('HTTP surface: logs, caching headers, media, health', () => {
 
   describe('health', () => {
     it('answers liveness and readiness outside the API prefix', async () => {
-      expect((await request(t.http).get('/health').expect(200)).body).toEqual({ status: 'ok', checks: {} });
-      expect((await request(t.http).get('/ready').expect(200)).body).toEqual({ status: 'ok', checks: { database: 'up' } });
+      expect((await request(t.http).get('/health').expect(200)).body).toEqual({
+        status: 'ok',
+        checks: {},
+      });
+      expect((await request(t.http).get('/ready').expect(200)).body).toEqual({
+        status: 'ok',
+        checks: { database: 'up' },
+      });
     });
   });
 });
 
-describe('readiness when the database is gone', () => {
+describeWithDatabaseServer('readiness when the database is gone', () => {
   it('answers 503 with the failing check', async () => {
     const db = await createTestDatabase();
     const t = await createTestApp({ databaseUrl: db.url });
     try {
       await db.drop();
       const res = await request(t.http).get('/ready').expect(503);
-      expect(res.body).toEqual({ message: 'Service unavailable.', details: { checks: { database: 'down' } } });
+      expect(res.body).toEqual({
+        message: 'Service unavailable.',
+        details: { checks: { database: 'down' } },
+      });
     } finally {
       await t.close().catch(() => undefined);
     }
@@ -149,7 +179,10 @@ describeWithRedis('readiness with Redis configured', () => {
 
   it('answers 503 when Redis is unreachable', async () => {
     const db = await createTestDatabase();
-    const t = await createTestApp({ databaseUrl: db.url, env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    const t = await createTestApp({
+      databaseUrl: db.url,
+      env: { REDIS_URL: 'redis://127.0.0.1:1' },
+    });
     try {
       const res = await request(t.http).get('/ready').expect(503);
       expect(res.body.details.checks).toEqual({ database: 'up', redis: 'down' });

@@ -42,21 +42,34 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     JWT_SECRET: TEST_JWT_SECRET,
     DATA_DIR: dataDir,
     LOG_LEVEL: options.logDestination ? 'info' : 'silent',
-    ...(options.redis ? { REDIS_URL: requireRedisUrl(), REDIS_KEY_PREFIX: `t${randomBytes(6).toString('hex')}:` } : {}),
+    // The embedded server runs one session: one connection per app, as `npm start` uses it.
+    ...(process.env.TEST_DB_MODE === 'embedded' ? { DATABASE_POOL_SIZE: '1' } : {}),
+    ...(options.redis
+      ? { REDIS_URL: requireRedisUrl(), REDIS_KEY_PREFIX: `t${randomBytes(6).toString('hex')}:` }
+      : {}),
     ...options.env,
   };
   const config = loadConfig(env);
   const clock = options.clock ?? new FakeClock();
   const moduleRef = await Test.createTestingModule({
     imports: [
-      AppModule.forRoot({ config, databaseUrl: options.databaseUrl, runMigrations: false, logDestination: options.logDestination }),
+      AppModule.forRoot({
+        config,
+        databaseUrl: options.databaseUrl,
+        runMigrations: false,
+        logDestination: options.logDestination,
+      }),
       ...(options.imports ?? []),
     ],
   })
     .overrideProvider(Clock)
     .useValue(clock)
     .compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ ...NEST_APP_OPTIONS, bufferLogs: false, logger: false });
+  const app = moduleRef.createNestApplication<NestExpressApplication>({
+    ...NEST_APP_OPTIONS,
+    bufferLogs: false,
+    logger: false,
+  });
   await configureApp(app, config);
   return {
     app,
@@ -78,3 +91,12 @@ export function requireRedisUrl(): string {
 
 /** `describe` for suites that need Redis: skipped, visibly, where no Redis runs (CI requires it). */
 export const describeWithRedis = process.env.TEST_REDIS_URL ? describe : describe.skip;
+
+/**
+ * For tests of behaviour that belongs to a PostgreSQL server: concurrent sessions (races, row locks) and dropping a
+ * database under a running app. The embedded PGlite database runs one session, so these are skipped there (visibly);
+ * CI always runs them against PostgreSQL.
+ */
+export const itWithDatabaseServer = process.env.TEST_DB_MODE === 'embedded' ? it.skip : it;
+export const describeWithDatabaseServer =
+  process.env.TEST_DB_MODE === 'embedded' ? describe.skip : describe;

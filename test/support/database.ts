@@ -12,6 +12,8 @@ export interface TestDatabase {
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (process.env.TEST_DB_MODE === 'embedded') {
+    // One shared database, emptied for each new "database": a file may hold only one at a time in this mode
+    // (suites that need two at once use describeWithDatabaseServer).
     const url = process.env.TEST_DB_URL!;
     await truncateAll(url);
     return { url, drop: async () => undefined };
@@ -21,12 +23,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   if (!adminUrl || !template) throw new Error('e2e global setup did not run');
   // The creation time in the name lets a later run drop leftovers without touching a run still in progress.
   const name = `bookcase_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
-  await withClient(adminUrl, (client) => client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+  await withClient(adminUrl, (client) =>
+    client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`),
+  );
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => withClient(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withClient(adminUrl, (client) =>
+        client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      ).then(() => undefined),
   };
 }
 
@@ -36,12 +43,17 @@ async function truncateAll(url: string): Promise<void> {
       "SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'spatial_ref_sys')",
     );
     if (rows.length) {
-      await client.query(`TRUNCATE ${rows.map((row) => `"${row.tablename}"`).join(', ')} RESTART IDENTITY CASCADE`);
+      await client.query(
+        `TRUNCATE ${rows.map((row) => `"${row.tablename}"`).join(', ')} RESTART IDENTITY CASCADE`,
+      );
     }
   });
 }
 
-export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  url: string,
+  work: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
