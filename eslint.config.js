@@ -12,7 +12,10 @@ export default tseslint.config(
       globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' },
     },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       'no-restricted-syntax': [
         'error',
         {
@@ -23,7 +26,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/config/**/*.ts', 'scripts/**', 'test/**', 'ormconfig.ts', 'eslint.config.js', 'jest.config.js'],
+    files: [
+      'src/config/**/*.ts',
+      'scripts/**',
+      'test/**',
+      'ormconfig.ts',
+      'eslint.config.js',
+      'jest.config.js',
+    ],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -13,7 +13,11 @@ export default {
   // Per-project testTimeout is ignored by Jest; e2e suites on the embedded database need the headroom.
   testTimeout: 60_000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/migrations/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/migrations/**/*.spec.ts'],
+    },
     {
       ...common,
       displayName: 'e2e',

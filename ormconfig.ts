@@ -9,7 +9,9 @@ import { buildDataSourceOptions } from './src/database/data-source-options.js';
 
 const config = loadConfig();
 if (!config.database.url) {
-  throw new Error('Set DATABASE_URL to use the TypeORM CLI (the embedded database is started by `npm start`).');
+  throw new Error(
+    'Set DATABASE_URL to use the TypeORM CLI (the embedded database is started by `npm start`).',
+  );
 }
 
 export default new DataSource(buildDataSourceOptions(config.database.url, 2));

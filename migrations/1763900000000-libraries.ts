@@ -65,16 +65,36 @@ export class Libraries1763900000000 implements MigrationInterface {
         CONSTRAINT libraries_permission_time_check
           CHECK (mapdb_submission_allowed OR mapdb_submission_allowed_at IS NULL)
       )`);
-    await queryRunner.query('CREATE INDEX libraries_slug_pattern_idx ON libraries (slug varchar_pattern_ops)');
-    await queryRunner.query('CREATE INDEX libraries_location_idx ON libraries USING gist (location)');
-    await queryRunner.query('CREATE INDEX libraries_search_vector_idx ON libraries USING gin (search_vector)');
-    await queryRunner.query('CREATE INDEX libraries_search_text_trgm_idx ON libraries USING gin (search_text gin_trgm_ops)');
-    await queryRunner.query('CREATE INDEX libraries_city_trgm_idx ON libraries USING gin (lower(city) gin_trgm_ops)');
-    await queryRunner.query('CREATE INDEX libraries_postal_code_trgm_idx ON libraries USING gin (postal_code gin_trgm_ops)');
-    await queryRunner.query('CREATE INDEX libraries_status_created_idx ON libraries (status, created_at DESC, id DESC)');
-    await queryRunner.query('CREATE INDEX libraries_status_country_idx ON libraries (status, country)');
-    await queryRunner.query('CREATE INDEX libraries_submission_origin_idx ON libraries (submission_origin)');
-    await queryRunner.query('CREATE INDEX libraries_created_by_idx ON libraries (created_by, created_at DESC)');
+    await queryRunner.query(
+      'CREATE INDEX libraries_slug_pattern_idx ON libraries (slug varchar_pattern_ops)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX libraries_location_idx ON libraries USING gist (location)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX libraries_search_vector_idx ON libraries USING gin (search_vector)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX libraries_search_text_trgm_idx ON libraries USING gin (search_text gin_trgm_ops)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX libraries_city_trgm_idx ON libraries USING gin (lower(city) gin_trgm_ops)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX libraries_postal_code_trgm_idx ON libraries USING gin (postal_code gin_trgm_ops)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX libraries_status_created_idx ON libraries (status, created_at DESC, id DESC)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX libraries_status_country_idx ON libraries (status, country)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX libraries_submission_origin_idx ON libraries (submission_origin)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX libraries_created_by_idx ON libraries (created_by, created_at DESC)',
+    );
     await queryRunner.query(
       "CREATE INDEX libraries_external_id_idx ON libraries (external_id) WHERE external_id <> ''",
     );
@@ -86,7 +106,9 @@ export class Libraries1763900000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (user_id, library_id)
       )`);
-    await queryRunner.query('CREATE INDEX favourites_user_created_idx ON favourites (user_id, created_at DESC)');
+    await queryRunner.query(
+      'CREATE INDEX favourites_user_created_idx ON favourites (user_id, created_at DESC)',
+    );
     await queryRunner.query('CREATE INDEX favourites_library_idx ON favourites (library_id)');
 
     await queryRunner.query(`
@@ -102,9 +124,15 @@ export class Libraries1763900000000 implements MigrationInterface {
         updated_at timestamptz NOT NULL DEFAULT now(),
         CONSTRAINT library_photos_status_check CHECK (status IN ('pending', 'approved', 'rejected'))
       )`);
-    await queryRunner.query('CREATE INDEX library_photos_library_status_idx ON library_photos (library_id, status, created_at DESC)');
-    await queryRunner.query('CREATE INDEX library_photos_status_created_idx ON library_photos (status, created_at DESC)');
-    await queryRunner.query('CREATE INDEX library_photos_created_by_idx ON library_photos (created_by, created_at DESC)');
+    await queryRunner.query(
+      'CREATE INDEX library_photos_library_status_idx ON library_photos (library_id, status, created_at DESC)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX library_photos_status_created_idx ON library_photos (status, created_at DESC)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX library_photos_created_by_idx ON library_photos (created_by, created_at DESC)',
+    );
 
     await queryRunner.query(`
       CREATE TABLE reports (
@@ -122,9 +150,13 @@ export class Libraries1763900000000 implements MigrationInterface {
           CHECK (reason IN ('damaged', 'missing', 'incorrect_info', 'inappropriate', 'other')),
         CONSTRAINT reports_status_check CHECK (status IN ('open', 'resolved', 'dismissed'))
       )`);
-    await queryRunner.query('CREATE INDEX reports_status_created_idx ON reports (status, created_at DESC)');
+    await queryRunner.query(
+      'CREATE INDEX reports_status_created_idx ON reports (status, created_at DESC)',
+    );
     await queryRunner.query('CREATE INDEX reports_library_idx ON reports (library_id)');
-    await queryRunner.query('CREATE INDEX reports_created_by_idx ON reports (created_by, created_at DESC)');
+    await queryRunner.query(
+      'CREATE INDEX reports_created_by_idx ON reports (created_by, created_at DESC)',
+    );
 
     await queryRunner.query(`
       CREATE TABLE enrichment_jobs (
@@ -142,7 +174,9 @@ export class Libraries1763900000000 implements MigrationInterface {
     await queryRunner.query(
       "CREATE INDEX enrichment_jobs_due_idx ON enrichment_jobs (run_after) WHERE status IN ('queued', 'running')",
     );
-    await queryRunner.query('CREATE INDEX enrichment_jobs_library_idx ON enrichment_jobs (library_id)');
+    await queryRunner.query(
+      'CREATE INDEX enrichment_jobs_library_idx ON enrichment_jobs (library_id)',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

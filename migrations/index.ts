@@ -3,4 +3,8 @@ import { Accounts1763800000000 } from './1763800000000-accounts.js';
 import { Libraries1763900000000 } from './1763900000000-libraries.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
-export const MIGRATIONS = [InitialPlatform1763700000000, Accounts1763800000000, Libraries1763900000000];
+export const MIGRATIONS = [
+  InitialPlatform1763700000000,
+  Accounts1763800000000,
+  Libraries1763900000000,
+];

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm test`: lint, type check, build, then every Jest suite (unit + e2e). Ends with the plain line
- * `N passed, N failed` that CI reads (lint and the type check count as one check each).
+ * `N passed, N failed` that CI reads (lint, formatting and the type check count as one check each).
  * Extra arguments go to Jest, e.g. `npm test -- test/platform`.
  */
 import { spawnSync } from 'node:child_process';
@@ -17,7 +17,11 @@ let failed = 0;
 
 function step(name, command, args, env = {}) {
   process.stdout.write(`\n== ${name}: ${command} ${args.join(' ')}\n`);
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  const result = spawnSync(command, args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
   return result.status === 0;
 }
 
@@ -31,12 +35,15 @@ function check(name, command, args) {
 
 async function postgisServerAvailable() {
   const client = new pg.Client({
-    connectionString: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    connectionString:
+      process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     connectionTimeoutMillis: 3000,
   });
   try {
     await client.connect();
-    const { rows } = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'");
+    const { rows } = await client.query(
+      "SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'",
+    );
     return rows.length === 1;
   } catch {
     return false;
@@ -46,6 +53,7 @@ async function postgisServerAvailable() {
 }
 
 check('lint', 'npx', ['eslint', '.', '--max-warnings', '0']);
+check('format', 'npx', ['prettier', '--check', '.']);
 check('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
 if (!step('build', 'npx', ['nest', 'build'])) {
   console.log(`${passed} passed, ${failed + 1} failed`);
@@ -54,20 +62,19 @@ if (!step('build', 'npx', ['nest', 'build'])) {
 
 const report = join(mkdtempSync(join(tmpdir(), 'bookcase-jest-')), 'report.json');
 const serial = !(await postgisServerAvailable());
-if (serial) process.stdout.write('\nNo PostgreSQL+PostGIS server: e2e runs serially on the embedded database.\n');
-const jestOk = step(
-  'jest',
-  process.execPath,
-  [
-    '--experimental-vm-modules',
-    '--no-warnings=ExperimentalWarning',
-    'node_modules/jest/bin/jest.js',
-    '--json',
-    `--outputFile=${report}`,
-    ...(serial ? ['--runInBand'] : []),
-    ...jestArgs,
-  ],
-);
+if (serial)
+  process.stdout.write(
+    '\nNo PostgreSQL+PostGIS server: e2e runs serially on the embedded database.\n',
+  );
+const jestOk = step('jest', process.execPath, [
+  '--experimental-vm-modules',
+  '--no-warnings=ExperimentalWarning',
+  'node_modules/jest/bin/jest.js',
+  '--json',
+  `--outputFile=${report}`,
+  ...(serial ? ['--runInBand'] : []),
+  ...jestArgs,
+]);
 
 let results = null;
 try {

@@ -42,7 +42,11 @@ export class AppModule {
         ConfigModule.forRoot(options.config),
         CommonModule,
         LoggingModule.forRoot(options.logDestination),
-        DatabaseModule.forRoot(options.databaseUrl, options.config.database.poolSize, options.runMigrations ?? true),
+        DatabaseModule.forRoot(
+          options.databaseUrl,
+          options.config.database.poolSize,
+          options.runMigrations ?? true,
+        ),
         RedisModule,
         RateLimitModule,
         MediaModule,

@@ -44,15 +44,29 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   await app.init();
   // Nest answers unknown paths under the API prefix itself; everything else (e.g. /media misses) lands here.
   app.use((_req: Request, res: Response) => {
-    res.status(404).setHeader('Cache-Control', 'private, no-store').json({ message: 'Not found.', details: null });
-  });
-  app.use((error: { status?: number; statusCode?: number }, _req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(error);
-    const status = error.status ?? error.statusCode ?? 500;
-    const known = status === 404 || status === 403 || status === 400;
     res
-      .status(known ? 404 : 500)
+      .status(404)
       .setHeader('Cache-Control', 'private, no-store')
-      .json(known ? { message: 'Not found.', details: null } : { message: 'Internal server error.', details: null });
+      .json({ message: 'Not found.', details: null });
   });
+  app.use(
+    (
+      error: { status?: number; statusCode?: number },
+      _req: Request,
+      res: Response,
+      next: NextFunction,
+    ) => {
+      if (res.headersSent) return next(error);
+      const status = error.status ?? error.statusCode ?? 500;
+      const known = status === 404 || status === 403 || status === 400;
+      res
+        .status(known ? 404 : 500)
+        .setHeader('Cache-Control', 'private, no-store')
+        .json(
+          known
+            ? { message: 'Not found.', details: null }
+            : { message: 'Internal server error.', details: null },
+        );
+    },
+  );
 }

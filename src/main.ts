@@ -18,13 +18,18 @@ async function bootstrap(): Promise<void> {
     config = new AppConfig({ ...config, database: { ...config.database, poolSize: 1 } });
   }
 
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ config, databaseUrl }), {
-    ...NEST_APP_OPTIONS,
-    bufferLogs: true,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot({ config, databaseUrl }),
+    {
+      ...NEST_APP_OPTIONS,
+      bufferLogs: true,
+    },
+  );
   await configureApp(app, config);
   await app.listen(config.port, config.host);
-  process.stdout.write(`Bookcase Directory listening on http://${config.host}:${config.port}/api/v1/\n`);
+  process.stdout.write(
+    `Bookcase Directory listening on http://${config.host}:${config.port}/api/v1/\n`,
+  );
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -46,6 +51,8 @@ bootstrap().catch((error: unknown) => {
     process.stderr.write(`${error.message}\n`);
     process.exit(78);
   }
-  process.stderr.write(`Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(1);
 });

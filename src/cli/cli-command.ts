@@ -14,6 +14,7 @@ export class UsageError extends Error {}
 
 export function required(values: CliValues, name: string): string {
   const value = values[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new UsageError(`--${name} is required`);
   return value;
 }

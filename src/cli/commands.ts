@@ -12,13 +12,20 @@ export const COMMANDS: Record<string, CliCommand> = {
     options: {},
     async run(app) {
       // The context applies pending migrations as it starts; report what is recorded.
-      const rows = await app.get(DataSource).query<{ name: string }[]>('SELECT name FROM schema_migrations ORDER BY id');
+      const rows = await app
+        .get(DataSource)
+        .query<{ name: string }[]>('SELECT name FROM schema_migrations ORDER BY id');
       return `Database is up to date (${rows.length} migrations applied).`;
     },
   },
   'create-staff': {
-    usage: 'create-staff --username U --email E --password P   create a staff account or promote an existing one',
-    options: { username: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
+    usage:
+      'create-staff --username U --email E --password P   create a staff account or promote an existing one',
+    options: {
+      username: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+    },
     async run(app, values) {
       const result = await app.get(StaffService).createOrPromote({
         username: required(values, 'username'),

@@ -11,7 +11,11 @@ import { CliModule } from './cli.module.js';
 import { COMMANDS, UsageError } from './commands.js';
 
 function usage(): string {
-  return ['usage: npm run cli -- <command> [options]', '', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+  return [
+    'usage: npm run cli -- <command> [options]',
+    '',
+    ...Object.values(COMMANDS).map((c) => `  ${c.usage}`),
+  ].join('\n');
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -23,7 +27,12 @@ async function main(argv: string[]): Promise<number> {
   }
   let parsed;
   try {
-    parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: rest,
+      options: command.options,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n  ${command.usage}\n`);
     return 64;
@@ -31,7 +40,8 @@ async function main(argv: string[]): Promise<number> {
 
   const config = loadConfig();
   let embedded: EmbeddedDatabase | null = null;
-  const databaseUrl = config.database.url ?? (embedded = await startEmbeddedDatabase(config.dataDir)).url;
+  const databaseUrl =
+    config.database.url ?? (embedded = await startEmbeddedDatabase(config.dataDir)).url;
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config, databaseUrl), {
     logger: ['error', 'warn'],
   });
@@ -54,7 +64,9 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`${error instanceof ConfigError ? error.message : String((error as Error)?.stack ?? error)}\n`);
+    process.stderr.write(
+      `${error instanceof ConfigError ? error.message : String((error as Error)?.stack ?? error)}\n`,
+    );
     process.exit(error instanceof ConfigError ? 78 : 1);
   },
 );

@@ -1,4 +1,13 @@
-import { Controller, Get, HttpCode, Param, Post, Query, UploadedFile, UseInterceptors } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { FormBody } from '../common/validation/form-body.decorator.js';
 import { SUBMISSION_PHOTO_UPLOAD } from '../libraries/libraries.controller.js';
@@ -41,7 +50,10 @@ export class CommunityPhotosController {
   @Get('mine/photos')
   @RateLimit('read')
   @ApiOkResponse({ type: MyPhotoPageResponse })
-  mine(@CurrentUser() user: AuthUser, @Query() query: PaginationQueryDto): Promise<Page<MyPhotoResponse>> {
+  mine(
+    @CurrentUser() user: AuthUser,
+    @Query() query: PaginationQueryDto,
+  ): Promise<Page<MyPhotoResponse>> {
     return this.photos.mine(user, query);
   }
 }

@@ -37,14 +37,19 @@ export class CommunityPhotosRepository {
     thumbnailKey: string;
   }): Promise<{ id: number; caption: string; status: string; created_at: Date } | null> {
     return this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [values.userId, values.libraryId]);
+      await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [
+        values.userId,
+        values.libraryId,
+      ]);
       const [{ n }] = await manager.query<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM library_photos
          WHERE created_by = $1 AND library_id = $2 AND status IN ('pending', 'approved')`,
         [values.userId, values.libraryId],
       );
       if (n >= PHOTOS_PER_USER_PER_LIBRARY) return null;
-      const rows = await manager.query<{ id: number; caption: string; status: string; created_at: Date }[]>(
+      const rows = await manager.query<
+        { id: number; caption: string; status: string; created_at: Date }[]
+      >(
         `INSERT INTO library_photos (library_id, created_by, caption, photo_key, thumbnail_key)
          VALUES ($1, $2, $3, $4, $5) RETURNING id, caption, status, created_at`,
         [values.libraryId, values.userId, values.caption, values.photoKey, values.thumbnailKey],

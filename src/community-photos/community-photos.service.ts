@@ -4,10 +4,16 @@ import { ApiError, RequestValidationError } from '../common/errors/api-error.js'
 import { MediaStorage } from '../common/media/media-storage.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
 import { LibrariesService, type UploadedPhoto } from '../libraries/libraries.service.js';
-import type { CommunityPhotoResponse, CreateCommunityPhotoDto } from './dto/create-community-photo.dto.js';
+import type {
+  CommunityPhotoResponse,
+  CreateCommunityPhotoDto,
+} from './dto/create-community-photo.dto.js';
 import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
 import type { MyPhotoResponse } from '../libraries/dto/library.response.js';
-import { CommunityPhotosRepository, PHOTOS_PER_USER_PER_LIBRARY } from './community-photos.repository.js';
+import {
+  CommunityPhotosRepository,
+  PHOTOS_PER_USER_PER_LIBRARY,
+} from './community-photos.repository.js';
 
 export const PHOTO_LIMIT_MESSAGE = `You can submit at most ${PHOTOS_PER_USER_PER_LIBRARY} photos per library.`;
 
@@ -27,7 +33,8 @@ export class CommunityPhotosService {
     dto: CreateCommunityPhotoDto,
     file: UploadedPhoto | undefined,
   ): Promise<CommunityPhotoResponse> {
-    if (!file) throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
+    if (!file)
+      throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
     const library = await this.libraries.findBySlug(slug, null);
     if (!library || library.status !== 'approved') throw ApiError.notFound();
     // Cheap early refusal; the authoritative check runs under the lock below.
@@ -52,7 +59,12 @@ export class CommunityPhotosService {
       await this.librariesService.discardPhoto(stored);
       throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);
     }
-    return { id: row.id, caption: row.caption, status: row.status, created_at: new Date(row.created_at).toISOString() };
+    return {
+      id: row.id,
+      caption: row.caption,
+      status: row.status,
+      created_at: new Date(row.created_at).toISOString(),
+    };
   }
 
   mine(user: AuthUser, query: PaginationQueryDto): Promise<Page<MyPhotoResponse>> {

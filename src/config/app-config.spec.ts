@@ -43,14 +43,24 @@ describe('loadConfig', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const name of ['PORT', 'DATABASE_URL', 'RATE_LIMIT_READ', 'RATE_LIMIT_ENABLED', 'REDIS_URL', 'JWT_SECRET', 'MAPDB_LAUNCH_GATES']) {
+    for (const name of [
+      'PORT',
+      'DATABASE_URL',
+      'RATE_LIMIT_READ',
+      'RATE_LIMIT_ENABLED',
+      'REDIS_URL',
+      'JWT_SECRET',
+      'MAPDB_LAUNCH_GATES',
+    ]) {
       expect(problems).toContain(name);
     }
   });
 
   it('requires a JWT secret of 32+ characters once a database server is configured', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db' })).toThrow(/JWT_SECRET/);
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: 'short' })).toThrow(/at least 32/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: 'short' })).toThrow(
+      /at least 32/,
+    );
   });
 
   it('generates and keeps the embedded default JWT secret in the data folder', () => {
@@ -79,14 +89,27 @@ describe('loadConfig', () => {
 
   it('refuses map writes without their required settings', () => {
     expect(() =>
-      loadConfig({ DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: SECRET, MAPDB_WRITE_ENABLED: 'true' }),
+      loadConfig({
+        DATABASE_URL: 'postgres://u@h/db',
+        JWT_SECRET: SECRET,
+        MAPDB_WRITE_ENABLED: 'true',
+      }),
     ).toThrow(/MAPDB_API_BASE_URL[\s\S]*MAPDB_OAUTH_ACCESS_TOKEN[\s\S]*MAPDB_USER_AGENT/);
   });
 
   it('enables AI enrichment only when base URL, key and model are all set', () => {
     const base = { DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: SECRET };
-    expect(loadConfig({ ...base, AI_API_BASE_URL: 'http://127.0.0.1:9/v1', AI_MODEL: 'm' }).ai).toBeNull();
-    expect(loadConfig({ ...base, AI_API_BASE_URL: 'http://127.0.0.1:9/v1', AI_MODEL: 'm', AI_API_KEY: 'k' }).ai).toEqual({
+    expect(
+      loadConfig({ ...base, AI_API_BASE_URL: 'http://127.0.0.1:9/v1', AI_MODEL: 'm' }).ai,
+    ).toBeNull();
+    expect(
+      loadConfig({
+        ...base,
+        AI_API_BASE_URL: 'http://127.0.0.1:9/v1',
+        AI_MODEL: 'm',
+        AI_API_KEY: 'k',
+      }).ai,
+    ).toEqual({
       baseUrl: 'http://127.0.0.1:9/v1',
       apiKey: 'k',
       model: 'm',

@@ -35,7 +35,11 @@ export class AppConfig {
   /** Express `trust proxy` value; false when unset. */
   readonly trustProxy!: boolean | number | string;
   readonly jwt!: { secret: string; accessTtlSeconds: number; refreshTtlSeconds: number };
-  readonly rateLimit!: { enabled: boolean; windowSeconds: number; limits: Record<RateLimitTier, number> };
+  readonly rateLimit!: {
+    enabled: boolean;
+    windowSeconds: number;
+    limits: Record<RateLimitTier, number>;
+  };
   readonly social!: {
     apple: { clientIds: string[]; jwksUrl: string; issuer: string };
     google: { clientIds: string[]; jwksUrl: string; issuer: string };
@@ -84,7 +88,9 @@ export function parseDuration(text: string): number {
 }
 
 function flatten(errors: ValidationError[]): string[] {
-  return errors.flatMap((error) => Object.values(error.constraints ?? {}).map((msg) => `${error.property}: ${msg}`));
+  return errors.flatMap((error) =>
+    Object.values(error.constraints ?? {}).map((msg) => `${error.property}: ${msg}`),
+  );
 }
 
 function list(value: string | undefined): string[] {
@@ -120,15 +126,23 @@ function embeddedJwtSecret(dataDir: string): string {
 }
 
 export function loadConfig(source: Record<string, string | undefined> = process.env): AppConfig {
-  const env = plainToInstance(EnvironmentVariables, { ...source }, { excludeExtraneousValues: false });
+  const env = plainToInstance(
+    EnvironmentVariables,
+    { ...source },
+    { excludeExtraneousValues: false },
+  );
   const problems = flatten(validateSync(env, { whitelist: false, forbidUnknownValues: false }));
   const gates = list(env.MAPDB_LAUNCH_GATES);
   const unknownGates = gates.filter((gate) => !(LAUNCH_GATES as readonly string[]).includes(gate));
   if (unknownGates.length) {
-    problems.push(`MAPDB_LAUNCH_GATES: unknown gate(s) ${unknownGates.join(', ')}; known: ${LAUNCH_GATES.join(', ')}`);
+    problems.push(
+      `MAPDB_LAUNCH_GATES: unknown gate(s) ${unknownGates.join(', ')}; known: ${LAUNCH_GATES.join(', ')}`,
+    );
   }
   if (env.MAPDB_WRITE_ENABLED && !env.MAPDB_USER_AGENT) {
-    problems.push('MAPDB_USER_AGENT: required when MAPDB_WRITE_ENABLED=true (application/version plus a contact URL)');
+    problems.push(
+      'MAPDB_USER_AGENT: required when MAPDB_WRITE_ENABLED=true (application/version plus a contact URL)',
+    );
   }
   if (problems.length) throw new ConfigError(problems);
 
@@ -176,7 +190,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         issuer: env.GOOGLE_ISSUER ?? 'https://accounts.google.com',
       },
     },
-    ai: aiConfigured ? { baseUrl: env.AI_API_BASE_URL!, apiKey: env.AI_API_KEY!, model: env.AI_MODEL! } : null,
+    ai: aiConfigured
+      ? { baseUrl: env.AI_API_BASE_URL!, apiKey: env.AI_API_KEY!, model: env.AI_MODEL! }
+      : null,
     mapdb: {
       writeEnabled: env.MAPDB_WRITE_ENABLED ?? false,
       apiBaseUrl: env.MAPDB_API_BASE_URL ?? null,

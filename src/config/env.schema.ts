@@ -36,116 +36,195 @@ const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['h
  * Every environment variable the service reads. Validated once at boot; all problems are reported together.
  */
 export class EnvironmentVariables {
-  @IsOptional() @IsIn(['development', 'production', 'test']) @Transform(toTrimmed)
+  @IsOptional()
+  @IsIn(['development', 'production', 'test'])
+  @Transform(toTrimmed)
   NODE_ENV?: string;
 
-  @IsOptional() @IsInt() @Min(0) @Max(65535) @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  @Transform(toInt)
   PORT?: number;
 
-  @IsOptional() @IsString() @Transform(toTrimmed)
+  @IsOptional()
+  @IsString()
+  @Transform(toTrimmed)
   HOST?: string;
 
-  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) @Transform(toTrimmed)
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  @Transform(toTrimmed)
   LOG_LEVEL?: string;
 
-  @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
   @Transform(toTrimmed)
   DATABASE_URL?: string;
 
-  @IsOptional() @IsInt() @Min(1) @Max(200) @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  @Transform(toInt)
   DATABASE_POOL_SIZE?: number;
 
-  @IsOptional() @IsString() @Transform(toTrimmed)
+  @IsOptional()
+  @IsString()
+  @Transform(toTrimmed)
   DATA_DIR?: string;
 
-  @IsOptional() @IsString() @Transform(toTrimmed)
+  @IsOptional()
+  @IsString()
+  @Transform(toTrimmed)
   MEDIA_ROOT?: string;
 
-  @IsOptional() @Matches(/^redis(s)?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  @IsOptional()
+  @Matches(/^redis(s)?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   @Transform(toTrimmed)
   REDIS_URL?: string;
 
-  @IsOptional() @Matches(/^[A-Za-z0-9:_-]{1,64}$/, { message: 'REDIS_KEY_PREFIX may hold letters, digits, : _ - (≤ 64)' })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9:_-]{1,64}$/, {
+    message: 'REDIS_KEY_PREFIX may hold letters, digits, : _ - (≤ 64)',
+  })
   @Transform(toTrimmed)
   REDIS_KEY_PREFIX?: string;
 
   @IsOptional()
-  @Matches(/^(true|false|\d+|[0-9a-fA-F:.]+(\/\d+)?(\s*,\s*[0-9a-fA-F:.]+(\/\d+)?)*|loopback|linklocal|uniquelocal)$/, {
-    message: 'TRUST_PROXY must be true, false, a hop count, or a comma list of addresses/CIDRs',
-  })
+  @Matches(
+    /^(true|false|\d+|[0-9a-fA-F:.]+(\/\d+)?(\s*,\s*[0-9a-fA-F:.]+(\/\d+)?)*|loopback|linklocal|uniquelocal)$/,
+    {
+      message: 'TRUST_PROXY must be true, false, a hop count, or a comma list of addresses/CIDRs',
+    },
+  )
   @Transform(toTrimmed)
   TRUST_PROXY?: string;
 
-  @ValidateIf((env: EnvironmentVariables) => env.DATABASE_URL !== undefined || env.NODE_ENV === 'production')
+  @ValidateIf(
+    (env: EnvironmentVariables) => env.DATABASE_URL !== undefined || env.NODE_ENV === 'production',
+  )
   @IsString({ message: 'JWT_SECRET is required when DATABASE_URL is set or NODE_ENV=production' })
   @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })
   @Transform(toTrimmed)
   JWT_SECRET?: string;
 
-  @IsOptional() @Matches(DURATION, { message: 'JWT_ACCESS_TTL must be a duration such as 300, 5m or 1h' })
+  @IsOptional()
+  @Matches(DURATION, { message: 'JWT_ACCESS_TTL must be a duration such as 300, 5m or 1h' })
   @Transform(toTrimmed)
   JWT_ACCESS_TTL?: string;
 
-  @IsOptional() @Matches(DURATION, { message: 'JWT_REFRESH_TTL must be a duration such as 30d' })
+  @IsOptional()
+  @Matches(DURATION, { message: 'JWT_REFRESH_TTL must be a duration such as 30d' })
   @Transform(toTrimmed)
   JWT_REFRESH_TTL?: string;
 
-  @IsOptional() @IsBoolean() @Transform(toBool)
+  @IsOptional()
+  @IsBoolean()
+  @Transform(toBool)
   RATE_LIMIT_ENABLED?: boolean;
 
-  @IsOptional() @IsInt() @Min(1) @Max(86400) @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  @Transform(toInt)
   RATE_LIMIT_WINDOW_SECONDS?: number;
 
-  @IsOptional() @IsInt() @Min(1) @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
   RATE_LIMIT_READ?: number;
 
-  @IsOptional() @IsInt() @Min(1) @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
   RATE_LIMIT_WRITE?: number;
 
-  @IsOptional() @IsInt() @Min(1) @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
   RATE_LIMIT_LOGIN?: number;
 
-  @IsOptional() @IsInt() @Min(1) @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
   RATE_LIMIT_REGISTER?: number;
 
-  @IsOptional() @IsInt() @Min(1) @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
   RATE_LIMIT_REFRESH?: number;
 
-  @IsOptional() @IsInt() @Min(1) @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
   RATE_LIMIT_SOCIAL?: number;
 
-  @IsOptional() @IsString() @Transform(toTrimmed)
+  @IsOptional()
+  @IsString()
+  @Transform(toTrimmed)
   APPLE_CLIENT_IDS?: string;
 
-  @IsOptional() @IsString() @Transform(toTrimmed)
+  @IsOptional()
+  @IsString()
+  @Transform(toTrimmed)
   GOOGLE_CLIENT_IDS?: string;
 
-  @IsOptional() @IsUrl(URL_OPTIONS) @Transform(toTrimmed)
+  @IsOptional()
+  @IsUrl(URL_OPTIONS)
+  @Transform(toTrimmed)
   APPLE_JWKS_URL?: string;
 
-  @IsOptional() @IsString() @Transform(toTrimmed)
+  @IsOptional()
+  @IsString()
+  @Transform(toTrimmed)
   APPLE_ISSUER?: string;
 
-  @IsOptional() @IsUrl(URL_OPTIONS) @Transform(toTrimmed)
+  @IsOptional()
+  @IsUrl(URL_OPTIONS)
+  @Transform(toTrimmed)
   GOOGLE_JWKS_URL?: string;
 
-  @IsOptional() @IsString() @Transform(toTrimmed)
+  @IsOptional()
+  @IsString()
+  @Transform(toTrimmed)
   GOOGLE_ISSUER?: string;
 
-  @IsOptional() @IsUrl(URL_OPTIONS) @Transform(toTrimmed)
+  @IsOptional()
+  @IsUrl(URL_OPTIONS)
+  @Transform(toTrimmed)
   AI_API_BASE_URL?: string;
 
-  @IsOptional() @IsString() @Transform(toTrimmed)
+  @IsOptional()
+  @IsString()
+  @Transform(toTrimmed)
   AI_API_KEY?: string;
 
-  @IsOptional() @IsString() @Transform(toTrimmed)
+  @IsOptional()
+  @IsString()
+  @Transform(toTrimmed)
   AI_MODEL?: string;
 
-  @IsOptional() @IsBoolean() @Transform(toBool)
+  @IsOptional()
+  @IsBoolean()
+  @Transform(toBool)
   MAPDB_WRITE_ENABLED?: boolean;
 
-  @ValidateIf((env: EnvironmentVariables) => env.MAPDB_WRITE_ENABLED === true || env.MAPDB_API_BASE_URL !== undefined)
-  @IsUrl(URL_OPTIONS, { message: 'MAPDB_API_BASE_URL must be an http(s) URL (required when MAPDB_WRITE_ENABLED=true)' })
+  @ValidateIf(
+    (env: EnvironmentVariables) =>
+      env.MAPDB_WRITE_ENABLED === true || env.MAPDB_API_BASE_URL !== undefined,
+  )
+  @IsUrl(URL_OPTIONS, {
+    message: 'MAPDB_API_BASE_URL must be an http(s) URL (required when MAPDB_WRITE_ENABLED=true)',
+  })
   @Transform(toTrimmed)
   MAPDB_API_BASE_URL?: string;
 
@@ -154,23 +233,38 @@ export class EnvironmentVariables {
   @Transform(toTrimmed)
   MAPDB_OAUTH_ACCESS_TOKEN?: string;
 
-  @IsOptional() @IsUrl(URL_OPTIONS) @Transform(toTrimmed)
+  @IsOptional()
+  @IsUrl(URL_OPTIONS)
+  @Transform(toTrimmed)
   MAPDB_QUERY_URL?: string;
 
-  @IsOptional() @IsString() @Transform(toTrimmed)
+  @IsOptional()
+  @IsString()
+  @Transform(toTrimmed)
   MAPDB_USER_AGENT?: string;
 
-  @IsOptional() @IsUrl(URL_OPTIONS) @Transform(toTrimmed)
+  @IsOptional()
+  @IsUrl(URL_OPTIONS)
+  @Transform(toTrimmed)
   MAPDB_PLAN_URL?: string;
 
-  @IsOptional() @IsInt() @Min(1) @Max(1000) @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  @Transform(toInt)
   MAPDB_DUPLICATE_RADIUS_METERS?: number;
 
-  @IsOptional() @IsInt() @Min(1) @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
   MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS?: number;
 
   @IsOptional()
-  @Matches(/^[a-z_]+(\s*,\s*[a-z_]+)*$/, { message: 'MAPDB_LAUNCH_GATES must be a comma list of gate names' })
+  @Matches(/^[a-z_]+(\s*,\s*[a-z_]+)*$/, {
+    message: 'MAPDB_LAUNCH_GATES must be a comma list of gate names',
+  })
   @Transform(toTrimmed)
   MAPDB_LAUNCH_GATES?: string;
 }

@@ -55,9 +55,15 @@ async function runningServer(dataDir: string): Promise<number | null> {
   const file = join(dataDir, 'server.json');
   if (!existsSync(file)) return null;
   try {
-    const { pid, port } = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; port: number | null };
+    const { pid, port } = JSON.parse(readFileSync(file, 'utf8')) as {
+      pid: number;
+      port: number | null;
+    };
     if (!alive(pid)) return null;
-    if (port === null) throw new Error(`The embedded database in ${dataDir} is still starting (pid ${pid}); try again.`);
+    if (port === null)
+      throw new Error(
+        `The embedded database in ${dataDir} is still starting (pid ${pid}); try again.`,
+      );
     return (await portAnswers(port)) ? port : null;
   } catch (error) {
     if (error instanceof SyntaxError) return null;
@@ -72,13 +78,15 @@ async function runningServer(dataDir: string): Promise<number | null> {
 export async function startEmbeddedDatabase(dataDir: string, port = 0): Promise<EmbeddedDatabase> {
   const directory = join(dataDir, 'db');
   const existing = await runningServer(directory);
-  if (existing !== null) return { url: urlFor(existing), owned: false, stop: async () => undefined };
+  if (existing !== null)
+    return { url: urlFor(existing), owned: false, stop: async () => undefined };
 
   const child: ChildProcess = fork(workerPath(), [directory, String(port)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const readyPort = await new Promise<number>((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`embedded database exited during start (code ${code})`));
+    const onExit = (code: number | null) =>
+      reject(new Error(`embedded database exited during start (code ${code})`));
     child.once('exit', onExit);
     child.on('message', (message: WorkerMessage) => {
       if (message.type === 'ready') {

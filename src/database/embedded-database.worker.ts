@@ -25,8 +25,15 @@ async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   // Claim the directory before opening it; the parent checked that no live server holds it.
   writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port: null }));
-  const db = await PGlite.create(join(dataDir, 'pgdata'), { extensions: { postgis, pg_trgm, unaccent } });
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: Number(portArg ?? 0), maxConnections: 100 });
+  const db = await PGlite.create(join(dataDir, 'pgdata'), {
+    extensions: { postgis, pg_trgm, unaccent },
+  });
+  const server = new PGLiteSocketServer({
+    db,
+    host: '127.0.0.1',
+    port: Number(portArg ?? 0),
+    maxConnections: 100,
+  });
   await server.start();
   const port = Number(server.getServerConn().split(':')[1]);
   writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port }));
@@ -51,6 +58,9 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   rmSync(serverFile, { force: true });
-  process.send?.({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+  process.send?.({
+    type: 'error',
+    message: error instanceof Error ? error.message : String(error),
+  });
   process.exit(1);
 });

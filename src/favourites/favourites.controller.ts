@@ -5,7 +5,10 @@ import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/auth.decorators.js';
 import { PaginationQueryDto, type Page } from '../common/pagination/pagination.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
-import { LibraryPageResponse, type LibraryItemResponse } from '../libraries/dto/library.response.js';
+import {
+  LibraryPageResponse,
+  type LibraryItemResponse,
+} from '../libraries/dto/library.response.js';
 import { MessageResponse } from './message.response.js';
 import { ADDED_MESSAGE, ALREADY_MESSAGE, FavouritesService } from './favourites.service.js';
 
@@ -21,7 +24,10 @@ export class FavouritesController {
   @Get('favourites')
   @RateLimit('read')
   @ApiOkResponse({ type: LibraryPageResponse })
-  list(@CurrentUser() user: AuthUser, @Query() query: PaginationQueryDto): Promise<Page<LibraryItemResponse>> {
+  list(
+    @CurrentUser() user: AuthUser,
+    @Query() query: PaginationQueryDto,
+  ): Promise<Page<LibraryItemResponse>> {
     return this.favourites.list(user, query);
   }
 

@@ -19,7 +19,10 @@ export class FavouritesRepository {
   }
 
   async remove(userId: number, libraryId: number): Promise<void> {
-    await this.dataSource.query('DELETE FROM favourites WHERE user_id = $1 AND library_id = $2', [userId, libraryId]);
+    await this.dataSource.query('DELETE FROM favourites WHERE user_id = $1 AND library_id = $2', [
+      userId,
+      libraryId,
+    ]);
   }
 
   async countApproved(userId: number): Promise<number> {

@@ -23,7 +23,9 @@ export class FavouritesService {
       query,
       () => this.favourites.countApproved(user.id),
       async (limit, offset) =>
-        (await this.favourites.findApproved(user.id, limit, offset)).map((row) => this.mapper.item(row)),
+        (await this.favourites.findApproved(user.id, limit, offset)).map((row) =>
+          this.mapper.item(row),
+        ),
     );
   }
 

@@ -1,6 +1,10 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import {
+  HealthCheckService,
+  HealthIndicatorService,
+  TypeOrmHealthIndicator,
+} from '@nestjs/terminus';
 import { ApiError } from '../common/errors/api-error.js';
 import { ErrorResponse } from '../common/errors/error.response.js';
 import { NoRateLimit } from '../common/rate-limit/rate-limit.decorator.js';
@@ -37,10 +41,17 @@ export class HealthController {
         () => this.database.pingCheck('database', { timeout: 3000 }),
         ...(this.redis ? [() => this.redisCheck()] : []),
       ]);
-      return { status: 'ok', checks: Object.fromEntries(Object.keys(result.details).map((key) => [key, 'up'])) };
+      return {
+        status: 'ok',
+        checks: Object.fromEntries(Object.keys(result.details).map((key) => [key, 'up'])),
+      };
     } catch (error) {
-      const details = (error as { response?: { details?: Record<string, { status: string }> } }).response?.details ?? {};
-      const checks = Object.fromEntries(Object.entries(details).map(([key, value]) => [key, value.status]));
+      const details =
+        (error as { response?: { details?: Record<string, { status: string }> } }).response
+          ?.details ?? {};
+      const checks = Object.fromEntries(
+        Object.entries(details).map(([key, value]) => [key, value.status]),
+      );
       throw new ApiError(503, 'Service unavailable.', { checks });
     }
   }
@@ -50,7 +61,9 @@ export class HealthController {
     try {
       const pong = await Promise.race([
         this.redis!.ping(),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref()),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('timeout')), 2000).unref(),
+        ),
       ]);
       return pong === 'PONG' ? indicator.up() : indicator.down();
     } catch {

@@ -4,6 +4,10 @@ export class HealthResponse {
   @ApiProperty({ example: 'ok' })
   status: 'ok';
 
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string', enum: ['up', 'down'] }, example: { database: 'up' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', enum: ['up', 'down'] },
+    example: { database: 'up' },
+  })
   checks: Record<string, string>;
 }

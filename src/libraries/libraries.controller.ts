@@ -1,4 +1,12 @@
-import { Controller, Get, HttpCode, Post, Query, UploadedFile, UseInterceptors } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  HttpCode,
+  Post,
+  Query,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser, OptionalAuth } from '../common/auth/auth.decorators.js';
@@ -38,7 +46,10 @@ export class LibrariesController {
   @RateLimit('read')
   @PublicCache(60)
   @ApiOkResponse({ type: LibraryPageResponse })
-  list(@CurrentUser() user: AuthUser | null, @Query() query: ListLibrariesQueryDto): Promise<Page<LibraryItemResponse>> {
+  list(
+    @CurrentUser() user: AuthUser | null,
+    @Query() query: ListLibrariesQueryDto,
+  ): Promise<Page<LibraryItemResponse>> {
     return this.libraries.list(user, query);
   }
 
@@ -48,7 +59,10 @@ export class LibrariesController {
   @RateLimit('read')
   @PublicCache(60)
   @ApiOkResponse({ type: LatestLibrariesResponse })
-  latest(@CurrentUser() user: AuthUser | null, @Query() query: LatestLibrariesQueryDto): Promise<LatestLibrariesResponse> {
+  latest(
+    @CurrentUser() user: AuthUser | null,
+    @Query() query: LatestLibrariesQueryDto,
+  ): Promise<LatestLibrariesResponse> {
     return this.libraries.latest(user, query);
   }
 
@@ -66,7 +80,10 @@ export class LibrariesController {
   @Get('mine')
   @RateLimit('read')
   @ApiOkResponse({ type: MyLibraryPageResponse })
-  mine(@CurrentUser() user: AuthUser, @Query() query: PaginationQueryDto): Promise<Page<MyLibraryResponse>> {
+  mine(
+    @CurrentUser() user: AuthUser,
+    @Query() query: PaginationQueryDto,
+  ): Promise<Page<MyLibraryResponse>> {
     return this.libraries.mine(user, query);
   }
 

@@ -99,8 +99,10 @@ export class LibrariesRepository {
     sql.and(`l.status = 'approved'`);
     let order = 'l.created_at DESC, l.id DESC';
     if (search.country) sql.and(`l.country = ${sql.param(search.country.toUpperCase())}`);
-    if (search.city) sql.and(`lower(l.city) LIKE '%' || lower(${sql.param(likeEscape(search.city))}) || '%'`);
-    if (search.postalCode) sql.and(`l.postal_code LIKE '%' || ${sql.param(likeEscape(search.postalCode))} || '%'`);
+    if (search.city)
+      sql.and(`lower(l.city) LIKE '%' || lower(${sql.param(likeEscape(search.city))}) || '%'`);
+    if (search.postalCode)
+      sql.and(`l.postal_code LIKE '%' || ${sql.param(likeEscape(search.postalCode))} || '%'`);
     if (search.hasPhoto === true) sql.and(HAS_PHOTO);
     if (search.hasPhoto === false) sql.and(`NOT ${HAS_PHOTO}`);
     if (search.search) {
@@ -133,7 +135,10 @@ export class LibrariesRepository {
   countApprovedQuery(search: LibrarySearch): { text: string; params: unknown[] } {
     const sql = new Sql();
     this.searchConditions(sql, search, false);
-    return { text: `SELECT count(*)::int AS n FROM libraries l ${sql.whereClause()}`, params: sql.params };
+    return {
+      text: `SELECT count(*)::int AS n FROM libraries l ${sql.whereClause()}`,
+      params: sql.params,
+    };
   }
 
   /** The page statement of a public list (also what query-plan tests EXPLAIN). */
@@ -159,16 +164,30 @@ export class LibrariesRepository {
     return rows[0].n;
   }
 
-  findApproved(search: LibrarySearch, userId: number | null, limit: number, offset: number): Promise<LibraryRow[]> {
+  findApproved(
+    search: LibrarySearch,
+    userId: number | null,
+    limit: number,
+    offset: number,
+  ): Promise<LibraryRow[]> {
     const { text, params } = this.findApprovedQuery(search, userId, limit, offset);
     return this.dataSource.query<LibraryRow[]>(text, params);
   }
 
-  findLatest(limit: number, hasPhoto: boolean | undefined, userId: number | null): Promise<LibraryRow[]> {
+  findLatest(
+    limit: number,
+    hasPhoto: boolean | undefined,
+    userId: number | null,
+  ): Promise<LibraryRow[]> {
     return this.findApproved({ hasPhoto }, userId, limit, 0);
   }
 
-  async findBySlug(slug: string, userId: number | null, manager?: EntityManager, lock = false): Promise<LibraryRow | null> {
+  async findBySlug(
+    slug: string,
+    userId: number | null,
+    manager?: EntityManager,
+    lock = false,
+  ): Promise<LibraryRow | null> {
     const sql = new Sql();
     const favourited = this.favouritedColumn(sql, userId);
     const rows = await (manager ?? this.dataSource).query<LibraryRow[]>(
@@ -178,7 +197,11 @@ export class LibrariesRepository {
     return rows[0] ?? null;
   }
 
-  async findById(id: number, userId: number | null, manager?: EntityManager): Promise<LibraryRow | null> {
+  async findById(
+    id: number,
+    userId: number | null,
+    manager?: EntityManager,
+  ): Promise<LibraryRow | null> {
     const sql = new Sql();
     const favourited = this.favouritedColumn(sql, userId);
     const rows = await (manager ?? this.dataSource).query<LibraryRow[]>(
@@ -245,11 +268,32 @@ export class LibrariesRepository {
            ST_SetSRID(ST_MakePoint($20, $21), 4326)::geography, $22, $23, $24, $25, $26)
          ON CONFLICT (slug) DO NOTHING RETURNING id`,
         [
-          slug, library.name, library.description, library.address, library.city, library.country,
-          library.postal_code, library.wheelchair_accessible, library.capacity, library.is_indoor, library.is_lit,
-          library.website, library.contact, library.operator, library.brand, library.source, library.externalId,
-          library.photoKey, library.thumbnailKey, library.longitude, library.latitude, library.status, library.origin,
-          library.createdBy, library.mapdbSubmissionAllowed, library.mapdbSubmissionAllowedAt,
+          slug,
+          library.name,
+          library.description,
+          library.address,
+          library.city,
+          library.country,
+          library.postal_code,
+          library.wheelchair_accessible,
+          library.capacity,
+          library.is_indoor,
+          library.is_lit,
+          library.website,
+          library.contact,
+          library.operator,
+          library.brand,
+          library.source,
+          library.externalId,
+          library.photoKey,
+          library.thumbnailKey,
+          library.longitude,
+          library.latitude,
+          library.status,
+          library.origin,
+          library.createdBy,
+          library.mapdbSubmissionAllowed,
+          library.mapdbSubmissionAllowedAt,
         ],
       );
       if (rows.length) return rows[0].id;
@@ -278,10 +322,16 @@ export class LibrariesRepository {
       );
     }
     if (photo) {
-      sets.push(`photo_key = ${sql.param(photo.photo_key)}`, `thumbnail_key = ${sql.param(photo.thumbnail_key)}`);
+      sets.push(
+        `photo_key = ${sql.param(photo.photo_key)}`,
+        `thumbnail_key = ${sql.param(photo.thumbnail_key)}`,
+      );
     }
     sets.push(`ai_generated_fields = ${sql.param(aiGeneratedFields)}`, 'updated_at = now()');
-    await manager.query(`UPDATE libraries SET ${sets.join(', ')} WHERE id = ${sql.param(id)}`, sql.params);
+    await manager.query(
+      `UPDATE libraries SET ${sets.join(', ')} WHERE id = ${sql.param(id)}`,
+      sql.params,
+    );
   }
 
   async stageChanges(
@@ -292,15 +342,20 @@ export class LibrariesRepository {
   ): Promise<void> {
     await manager.query(
       'UPDATE libraries SET pending_changes = $1, pending_photo = $2, updated_at = now() WHERE id = $3',
-      [changes === null ? null : JSON.stringify(changes), photo === null ? null : JSON.stringify(photo), id],
+      [
+        changes === null ? null : JSON.stringify(changes),
+        photo === null ? null : JSON.stringify(photo),
+        id,
+      ],
     );
   }
 
   /** Whether a stored file is (also) a community photo's, e.g. a primary photo promoted from one. */
   async isCommunityPhotoKey(photoKey: string): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>('SELECT 1 FROM library_photos WHERE photo_key = $1 LIMIT 1', [
-      photoKey,
-    ]);
+    const rows = await this.dataSource.query<unknown[]>(
+      'SELECT 1 FROM library_photos WHERE photo_key = $1 LIMIT 1',
+      [photoKey],
+    );
     return rows.length > 0;
   }
 

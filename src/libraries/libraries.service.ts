@@ -87,11 +87,16 @@ export class LibrariesService {
       query,
       () => this.libraries.countApproved(search),
       async (limit, offset) =>
-        (await this.libraries.findApproved(search, user?.id ?? null, limit, offset)).map((row) => this.mapper.item(row)),
+        (await this.libraries.findApproved(search, user?.id ?? null, limit, offset)).map((row) =>
+          this.mapper.item(row),
+        ),
     );
   }
 
-  async latest(user: AuthUser | null, query: LatestLibrariesQueryDto): Promise<LatestLibrariesResponse> {
+  async latest(
+    user: AuthUser | null,
+    query: LatestLibrariesQueryDto,
+  ): Promise<LatestLibrariesResponse> {
     const rows = await this.libraries.findLatest(query.limit, query.has_photo, user?.id ?? null);
     return { items: rows.map((row) => this.mapper.item(row)) };
   }
@@ -114,12 +119,19 @@ export class LibrariesService {
       query,
       () => this.libraries.countByCreator(user.id),
       async (limit, offset) =>
-        (await this.libraries.findByCreator(user.id, limit, offset)).map((row) => this.mapper.mine(row)),
+        (await this.libraries.findByCreator(user.id, limit, offset)).map((row) =>
+          this.mapper.mine(row),
+        ),
     );
   }
 
-  async create(user: AuthUser, dto: CreateLibraryDto, file: UploadedPhoto | undefined): Promise<CreatedLibraryResponse> {
-    if (!file) throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
+  async create(
+    user: AuthUser,
+    dto: CreateLibraryDto,
+    file: UploadedPhoto | undefined,
+  ): Promise<CreatedLibraryResponse> {
+    if (!file)
+      throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
     const keys = await this.storePhoto(file, 'libraries');
     const allowed = dto.mapdb_submission_allowed === true;
     try {
@@ -162,21 +174,24 @@ export class LibrariesService {
     file: UploadedPhoto | undefined,
   ): Promise<OwnerLibraryResponse> {
     const existing = await this.libraries.findBySlug(slug, user.id);
-    if (!existing || existing.created_by !== user.id || existing.status === 'rejected') throw ApiError.notFound();
+    if (!existing || existing.created_by !== user.id || existing.status === 'rejected')
+      throw ApiError.notFound();
     const protectedField = PROTECTED_LIBRARY_FIELDS.find((field) => Object.hasOwn(rawBody, field));
     if (protectedField) throw ApiError.badRequest(`Unsupported field: ${protectedField}.`);
     if ((dto.latitude === undefined) !== (dto.longitude === undefined)) {
       throw ApiError.badRequest('Latitude and longitude must be provided together.');
     }
     const changes = this.changesFrom(dto);
-    if (Object.keys(changes).length === 0 && !file) throw ApiError.badRequest('Provide at least one field to update.');
+    if (Object.keys(changes).length === 0 && !file)
+      throw ApiError.badRequest('Provide at least one field to update.');
 
     const keys = file ? await this.storePhoto(file, 'libraries') : null;
     let replaced: PendingPhoto | null = null;
     try {
       await this.libraries.transaction(async (manager) => {
         const row = await this.libraries.findBySlug(slug, user.id, manager, true);
-        if (!row || row.created_by !== user.id || row.status === 'rejected') throw ApiError.notFound();
+        if (!row || row.created_by !== user.id || row.status === 'rejected')
+          throw ApiError.notFound();
         replaced = await this.applyEdit(manager, row, changes, keys);
       });
     } catch (error) {
@@ -203,7 +218,12 @@ export class LibrariesService {
         : null;
     }
     const staged = { ...(row.pending_changes ?? {}), ...changes };
-    await this.libraries.stageChanges(manager, row.id, Object.keys(staged).length ? staged : null, photo ?? row.pending_photo);
+    await this.libraries.stageChanges(
+      manager,
+      row.id,
+      Object.keys(staged).length ? staged : null,
+      photo ?? row.pending_photo,
+    );
     return photo ? row.pending_photo : null;
   }
 
@@ -237,7 +257,9 @@ export class LibrariesService {
     const changes: Partial<LibraryValues> = {};
     for (const field of EDITABLE_FIELDS) {
       const value = (dto as Record<string, unknown>)[field];
-      if (value !== undefined) (changes as Record<string, unknown>)[field] = field === 'country' ? String(value).toUpperCase() : value;
+      if (value !== undefined)
+        (changes as Record<string, unknown>)[field] =
+          field === 'country' ? String(value).toUpperCase() : value;
     }
     return changes;
   }
@@ -270,7 +292,9 @@ export class LibrariesService {
 
   async discardPhoto(photo: PendingPhoto): Promise<void> {
     for (const key of [photo.photo_key, photo.thumbnail_key]) {
-      await this.media.delete(key).catch((error: Error) => this.logger.warn(`could not delete ${key}: ${error.message}`));
+      await this.media
+        .delete(key)
+        .catch((error: Error) => this.logger.warn(`could not delete ${key}: ${error.message}`));
     }
   }
 }

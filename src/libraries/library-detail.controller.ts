@@ -25,7 +25,10 @@ export class LibraryDetailController {
   @RateLimit('read')
   @PublicCache(60)
   @ApiOkResponse({ type: LibraryDetailResponse })
-  detail(@CurrentUser() user: AuthUser | null, @Param('slug') slug: string): Promise<LibraryDetailResponse> {
+  detail(
+    @CurrentUser() user: AuthUser | null,
+    @Param('slug') slug: string,
+  ): Promise<LibraryDetailResponse> {
     return this.libraries.detail(user, slug);
   }
 

@@ -1,5 +1,11 @@
 import type { Point } from 'typeorm';
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
 
 export type LibraryStatus = 'pending' | 'approved' | 'rejected';
 export type SubmissionOrigin = 'legacy' | 'user' | 'staff' | 'import';

@@ -24,7 +24,9 @@ export function countryName(code: string): string {
 
 /** The pair of regional-indicator symbols of a two-letter code. */
 export function flagEmoji(code: string): string {
-  return [...code.toUpperCase()].map((char) => String.fromCodePoint(0x1f1e6 + char.charCodeAt(0) - 65)).join('');
+  return [...code.toUpperCase()]
+    .map((char) => String.fromCodePoint(0x1f1e6 + char.charCodeAt(0) - 65))
+    .join('');
 }
 
 /**
@@ -103,7 +105,9 @@ export class LibraryMapper {
   }
 
   /** Staged field changes, with a staged photo shown as its URLs; null when nothing awaits moderation. */
-  pendingChanges(row: Pick<LibraryRow, 'pending_changes' | 'pending_photo'>): Record<string, unknown> | null {
+  pendingChanges(
+    row: Pick<LibraryRow, 'pending_changes' | 'pending_photo'>,
+  ): Record<string, unknown> | null {
     if (!row.pending_changes && !row.pending_photo) return null;
     return {
       ...(row.pending_changes ?? {}),

@@ -1,4 +1,9 @@
-import type { PendingPhoto, LibraryStatus, SubmissionOrigin, Wheelchair } from './library.entity.js';
+import type {
+  PendingPhoto,
+  LibraryStatus,
+  SubmissionOrigin,
+  Wheelchair,
+} from './library.entity.js';
 
 /** A library as the repository's SQL returns it (snake_case columns, coordinates split out). */
 export interface LibraryRow {

@@ -2,10 +2,16 @@ import { baseSlug, slugCandidate } from './slug.js';
 
 describe('baseSlug', () => {
   it.each([
-    [{ city: 'Berlin', address: 'Lindenstraße 12', name: 'Bücherschrank am Park' }, 'berlin-lindenstrasse-12-bucherschrank-am-park'],
+    [
+      { city: 'Berlin', address: 'Lindenstraße 12', name: 'Bücherschrank am Park' },
+      'berlin-lindenstrasse-12-bucherschrank-am-park',
+    ],
     [{ city: 'Köln', address: 'Domplatz 1', name: '' }, 'koln-domplatz-1'],
     [{ city: 'Zürich', address: '', name: '  ' }, 'zurich'],
-    [{ city: 'São Paulo', address: 'Rua Água, 5', name: 'Troca-Troca!' }, 'sao-paulo-rua-agua-5-troca-troca'],
+    [
+      { city: 'São Paulo', address: 'Rua Água, 5', name: 'Troca-Troca!' },
+      'sao-paulo-rua-agua-5-troca-troca',
+    ],
   ])('%j → %s', (parts, expected) => {
     expect(baseSlug(parts)).toBe(expected);
   });
@@ -25,6 +31,10 @@ describe('baseSlug', () => {
 
 describe('slugCandidate', () => {
   it('numbers from -2 on', () => {
-    expect([1, 2, 3].map((n) => slugCandidate('berlin', n))).toEqual(['berlin', 'berlin-2', 'berlin-3']);
+    expect([1, 2, 3].map((n) => slugCandidate('berlin', n))).toEqual([
+      'berlin',
+      'berlin-2',
+      'berlin-3',
+    ]);
   });
 });

@@ -49,7 +49,10 @@ export class ModerationController {
   @Patch('reports/:id')
   @RateLimit('write')
   @ApiOkResponse({ type: ModerationReportResponse })
-  updateReport(@Param() params: IdParamDto, @Body() body: UpdateReportStatusDto): Promise<ModerationReportResponse> {
+  updateReport(
+    @Param() params: IdParamDto,
+    @Body() body: UpdateReportStatusDto,
+  ): Promise<ModerationReportResponse> {
     return this.moderation.setReportStatus(params.id, body.status);
   }
 
@@ -65,7 +68,10 @@ export class ModerationController {
   @Patch('photos/:id')
   @RateLimit('write')
   @ApiOkResponse({ type: ModerationPhotoResponse })
-  updatePhoto(@Param() params: IdParamDto, @Body() body: UpdatePhotoStatusDto): Promise<ModerationPhotoResponse> {
+  updatePhoto(
+    @Param() params: IdParamDto,
+    @Body() body: UpdatePhotoStatusDto,
+  ): Promise<ModerationPhotoResponse> {
     return this.moderation.setPhotoStatus(params.id, body.status);
   }
 
@@ -88,7 +94,10 @@ export class ModerationController {
   @Patch(':slug')
   @RateLimit('write')
   @ApiOkResponse({ type: ModerationLibraryResponse })
-  updateLibrary(@Param('slug') slug: string, @Body() body: UpdateLibraryStatusDto): Promise<ModerationLibraryResponse> {
+  updateLibrary(
+    @Param('slug') slug: string,
+    @Body() body: UpdateLibraryStatusDto,
+  ): Promise<ModerationLibraryResponse> {
     return this.moderation.setLibraryStatus(slug, body);
   }
 
@@ -97,7 +106,10 @@ export class ModerationController {
   @HttpCode(200)
   @RateLimit('write')
   @ApiOkResponse({ type: ModerationLibraryResponse })
-  reviewChanges(@Param('slug') slug: string, @Body() body: ReviewChangesDto): Promise<ModerationLibraryResponse> {
+  reviewChanges(
+    @Param('slug') slug: string,
+    @Body() body: ReviewChangesDto,
+  ): Promise<ModerationLibraryResponse> {
     return this.moderation.reviewChanges(slug, body);
   }
 }

@@ -72,7 +72,9 @@ function libraryWhere(filter: LibraryFilter): { where: string; params: unknown[]
   if (filter.q) {
     params.push(`%${likeEscape(filter.q.toLowerCase())}%`);
     const p = `$${params.length}`;
-    conditions.push(`(lower(l.name) LIKE ${p} OR lower(l.address) LIKE ${p} OR lower(l.city) LIKE ${p})`);
+    conditions.push(
+      `(lower(l.name) LIKE ${p} OR lower(l.address) LIKE ${p} OR lower(l.city) LIKE ${p})`,
+    );
   }
   if (filter.country) {
     params.push(filter.country.toUpperCase());
@@ -85,7 +87,10 @@ function libraryWhere(filter: LibraryFilter): { where: string; params: unknown[]
   return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
-function statusWhere(column: string, filters: Record<string, string>): { where: string; params: unknown[] } {
+function statusWhere(
+  column: string,
+  filters: Record<string, string>,
+): { where: string; params: unknown[] } {
   const params: unknown[] = [];
   const conditions: string[] = [];
   for (const [name, value] of Object.entries(filters)) {
@@ -120,11 +125,18 @@ export class ModerationRepository {
 
   async countLibraries(filter: LibraryFilter): Promise<number> {
     const { where, params } = libraryWhere(filter);
-    const rows = await this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM libraries l ${where}`, params);
+    const rows = await this.dataSource.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM libraries l ${where}`,
+      params,
+    );
     return rows[0].n;
   }
 
-  findLibraries(filter: LibraryFilter, limit: number, offset: number): Promise<ModerationLibraryRow[]> {
+  findLibraries(
+    filter: LibraryFilter,
+    limit: number,
+    offset: number,
+  ): Promise<ModerationLibraryRow[]> {
     const { where, params } = libraryWhere(filter);
     return this.dataSource.query(
       `${LIBRARY_SELECT} ${where} ORDER BY l.created_at DESC, l.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
@@ -132,7 +144,11 @@ export class ModerationRepository {
     );
   }
 
-  async findLibrary(slug: string, manager?: EntityManager, lock = false): Promise<ModerationLibraryRow | null> {
+  async findLibrary(
+    slug: string,
+    manager?: EntityManager,
+    lock = false,
+  ): Promise<ModerationLibraryRow | null> {
     const rows = await (manager ?? this.dataSource).query<ModerationLibraryRow[]>(
       `${LIBRARY_SELECT} WHERE l.slug = $1 ${lock ? 'FOR UPDATE OF l' : ''}`,
       [slug],
@@ -140,7 +156,12 @@ export class ModerationRepository {
     return rows[0] ?? null;
   }
 
-  async setLibraryStatus(manager: EntityManager, id: number, status: string, rejectionReason: string): Promise<void> {
+  async setLibraryStatus(
+    manager: EntityManager,
+    id: number,
+    status: string,
+    rejectionReason: string,
+  ): Promise<void> {
     await manager.query(
       'UPDATE libraries SET status = $1, rejection_reason = $2, updated_at = now() WHERE id = $3',
       [status, rejectionReason, id],
@@ -156,11 +177,18 @@ export class ModerationRepository {
 
   async countReports(filters: { status: string; reason: string }): Promise<number> {
     const { where, params } = statusWhere('x', filters);
-    const rows = await this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM reports x ${where}`, params);
+    const rows = await this.dataSource.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM reports x ${where}`,
+      params,
+    );
     return rows[0].n;
   }
 
-  findReports(filters: { status: string; reason: string }, limit: number, offset: number): Promise<ModerationReportRow[]> {
+  findReports(
+    filters: { status: string; reason: string },
+    limit: number,
+    offset: number,
+  ): Promise<ModerationReportRow[]> {
     const { where, params } = statusWhere('x', filters);
     return this.dataSource.query(
       `SELECT x.id, x.reason, x.details, x.photo_key, x.status, x.created_at, ${REF_COLUMNS}
@@ -199,7 +227,11 @@ export class ModerationRepository {
     return rows[0].n;
   }
 
-  findPhotos(filters: { status: string }, limit: number, offset: number): Promise<ModerationPhotoRow[]> {
+  findPhotos(
+    filters: { status: string },
+    limit: number,
+    offset: number,
+  ): Promise<ModerationPhotoRow[]> {
     const { where, params } = statusWhere('x', filters);
     return this.dataSource.query(
       `SELECT x.id, x.caption, x.photo_key, x.thumbnail_key, x.status, x.created_at, ${REF_COLUMNS}

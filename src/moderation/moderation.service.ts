@@ -43,17 +43,25 @@ export class ModerationService {
     const counts = await this.moderation.summary();
     return {
       ...counts,
-      total_pending: counts.pending_libraries_count + counts.open_reports_count + counts.pending_photos_count,
+      total_pending:
+        counts.pending_libraries_count + counts.open_reports_count + counts.pending_photos_count,
     };
   }
 
   listLibraries(query: ModerationLibrariesQueryDto): Promise<Page<ModerationLibraryResponse>> {
-    const filter = { status: query.status, q: query.q || undefined, country: query.country, source: query.source };
+    const filter = {
+      status: query.status,
+      q: query.q || undefined,
+      country: query.country,
+      source: query.source,
+    };
     return paginate(
       query,
       () => this.moderation.countLibraries(filter),
       async (limit, offset) =>
-        (await this.moderation.findLibraries(filter, limit, offset)).map((row) => this.library(row)),
+        (await this.moderation.findLibraries(filter, limit, offset)).map((row) =>
+          this.library(row),
+        ),
     );
   }
 
@@ -63,7 +71,10 @@ export class ModerationService {
     return this.library(row);
   }
 
-  async setLibraryStatus(slug: string, dto: UpdateLibraryStatusDto): Promise<ModerationLibraryResponse> {
+  async setLibraryStatus(
+    slug: string,
+    dto: UpdateLibraryStatusDto,
+  ): Promise<ModerationLibraryResponse> {
     await this.moderation.transaction(async (manager) => {
       const row = await this.moderation.findLibrary(slug, manager, true);
       if (!row) throw ApiError.notFound();
@@ -79,7 +90,8 @@ export class ModerationService {
     await this.moderation.transaction(async (manager) => {
       const row = await this.moderation.findLibrary(slug, manager, true);
       if (!row) throw ApiError.notFound();
-      if (!row.pending_changes && !row.pending_photo) throw ApiError.badRequest('No staged changes to review.');
+      if (!row.pending_changes && !row.pending_photo)
+        throw ApiError.badRequest('No staged changes to review.');
       if (dto.action === 'approve') {
         const changes = (row.pending_changes ?? {}) as Partial<LibraryValues>;
         const aiFields = row.ai_generated_fields.filter((field) => !(field in changes));
@@ -101,7 +113,8 @@ export class ModerationService {
     return paginate(
       query,
       () => this.moderation.countReports(filters),
-      async (limit, offset) => (await this.moderation.findReports(filters, limit, offset)).map((row) => this.report(row)),
+      async (limit, offset) =>
+        (await this.moderation.findReports(filters, limit, offset)).map((row) => this.report(row)),
     );
   }
 
@@ -115,7 +128,8 @@ export class ModerationService {
     return paginate(
       query,
       () => this.moderation.countPhotos(filters),
-      async (limit, offset) => (await this.moderation.findPhotos(filters, limit, offset)).map((row) => this.photo(row)),
+      async (limit, offset) =>
+        (await this.moderation.findPhotos(filters, limit, offset)).map((row) => this.photo(row)),
     );
   }
 

@@ -1,4 +1,13 @@
-import { Controller, Get, HttpCode, Param, Post, Query, UploadedFile, UseInterceptors } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/auth.decorators.js';
@@ -6,7 +15,11 @@ import { PhotoUpload } from '../common/media/photo-upload.interceptor.js';
 import { PaginationQueryDto, type Page } from '../common/pagination/pagination.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { FormBody } from '../common/validation/form-body.decorator.js';
-import { MyReportPageResponse, ReportCreatedResponse, type MyReportResponse } from '../libraries/dto/library.response.js';
+import {
+  MyReportPageResponse,
+  ReportCreatedResponse,
+  type MyReportResponse,
+} from '../libraries/dto/library.response.js';
 import type { UploadedPhoto } from '../libraries/libraries.service.js';
 import { CreateReportDto, CreateReportForm } from './dto/create-report.dto.js';
 import { ReportsService } from './reports.service.js';
@@ -20,7 +33,13 @@ export class ReportsController {
   @Post(':slug/report')
   @HttpCode(201)
   @RateLimit('write')
-  @UseInterceptors(PhotoUpload({ field: 'photo', maxBytes: 5 * 1024 * 1024, tooLargeMessage: 'Photo must be 5MB or smaller.' }))
+  @UseInterceptors(
+    PhotoUpload({
+      field: 'photo',
+      maxBytes: 5 * 1024 * 1024,
+      tooLargeMessage: 'Photo must be 5MB or smaller.',
+    }),
+  )
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: CreateReportForm })
   @ApiCreatedResponse({ type: ReportCreatedResponse })
@@ -37,7 +56,10 @@ export class ReportsController {
   @Get('mine/reports')
   @RateLimit('read')
   @ApiOkResponse({ type: MyReportPageResponse })
-  mine(@CurrentUser() user: AuthUser, @Query() query: PaginationQueryDto): Promise<Page<MyReportResponse>> {
+  mine(
+    @CurrentUser() user: AuthUser,
+    @Query() query: PaginationQueryDto,
+  ): Promise<Page<MyReportResponse>> {
     return this.reports.mine(user, query);
   }
 }

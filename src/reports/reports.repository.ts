@@ -31,7 +31,14 @@ export class ReportsRepository {
     const rows = await this.dataSource.query<{ id: number; reason: string; created_at: Date }[]>(
       `INSERT INTO reports (library_id, created_by, reason, details, photo_key, thumbnail_key)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, reason, created_at`,
-      [values.libraryId, values.userId, values.reason, values.details, values.photoKey, values.thumbnailKey],
+      [
+        values.libraryId,
+        values.userId,
+        values.reason,
+        values.details,
+        values.photoKey,
+        values.thumbnailKey,
+      ],
     );
     return rows[0];
   }

@@ -35,7 +35,10 @@ export class StatisticsRepository {
    * Running total of approved libraries per UTC day or month, every period from the first one to `until` included
    * (periods without additions repeat the running total).
    */
-  cumulativeSeries(unit: 'day' | 'month', until: Date): Promise<{ period: string; cumulative_count: number }[]> {
+  cumulativeSeries(
+    unit: 'day' | 'month',
+    until: Date,
+  ): Promise<{ period: string; cumulative_count: number }[]> {
     return this.dataSource.query(
       `WITH added AS (
          SELECT date_trunc($1, created_at AT TIME ZONE 'UTC') AS period, count(*)::int AS n

@@ -61,9 +61,14 @@ export class StatisticsService {
   async compute(): Promise<StatisticsResponse> {
     const now = this.clock.date();
     const totals = await this.statistics.totals();
-    const daily = !totals.oldest || now.getTime() - new Date(totals.oldest).getTime() <= DAILY_WINDOW_DAYS * DAY_MS;
+    const daily =
+      !totals.oldest ||
+      now.getTime() - new Date(totals.oldest).getTime() <= DAILY_WINDOW_DAYS * DAY_MS;
     const [countries, series] = totals.oldest
-      ? await Promise.all([this.statistics.topCountries(10), this.statistics.cumulativeSeries(daily ? 'day' : 'month', now)])
+      ? await Promise.all([
+          this.statistics.topCountries(10),
+          this.statistics.cumulativeSeries(daily ? 'day' : 'month', now),
+        ])
       : [[], []];
     return {
       total_approved: totals.total_approved,

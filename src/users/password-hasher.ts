@@ -5,7 +5,12 @@ import { Algorithm, hash, verify } from '@node-rs/argon2';
 @Injectable()
 export class PasswordHasher {
   hash(password: string): Promise<string> {
-    return hash(password, { algorithm: Algorithm.Argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 });
+    return hash(password, {
+      algorithm: Algorithm.Argon2id,
+      memoryCost: 19456,
+      timeCost: 2,
+      parallelism: 1,
+    });
   }
 
   async verify(passwordHash: string | null, password: string): Promise<boolean> {

@@ -18,12 +18,27 @@ describe('CLI (npm run cli -- …)', () => {
 
   const staffRow = (username: string) =>
     withClient(db.url, async (client) => {
-      const { rows } = await client.query('SELECT username, email, is_staff, password_hash FROM users WHERE lower(username) = lower($1)', [username]);
+      const { rows } = await client.query(
+        'SELECT username, email, is_staff, password_hash FROM users WHERE lower(username) = lower($1)',
+        [username],
+      );
       return rows[0];
     });
 
   it('create-staff creates a staff account with an argon2id password hash', async () => {
-    const result = await runNode(CLI, ['create-staff', '--username', 'mod', '--email', 'Mod@Example.com', '--password', 'a-long-passphrase'], env);
+    const result = await runNode(
+      CLI,
+      [
+        'create-staff',
+        '--username',
+        'mod',
+        '--email',
+        'Mod@Example.com',
+        '--password',
+        'a-long-passphrase',
+      ],
+      env,
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Created staff user mod/);
     const row = await staffRow('mod');
@@ -33,18 +48,46 @@ describe('CLI (npm run cli -- …)', () => {
 
   it('create-staff promotes an existing account instead of duplicating it', async () => {
     await withClient(db.url, (client) =>
-      client.query("INSERT INTO users (username, email, is_staff) VALUES ('reader', 'reader@example.com', false)"),
+      client.query(
+        "INSERT INTO users (username, email, is_staff) VALUES ('reader', 'reader@example.com', false)",
+      ),
     );
-    const result = await runNode(CLI, ['create-staff', '--username', 'Reader', '--email', 'reader@example.com', '--password', 'another-passphrase'], env);
+    const result = await runNode(
+      CLI,
+      [
+        'create-staff',
+        '--username',
+        'Reader',
+        '--email',
+        'reader@example.com',
+        '--password',
+        'another-passphrase',
+      ],
+      env,
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Promoted Reader/);
     expect(await staffRow('reader')).toMatchObject({ is_staff: true });
-    const count = await withClient(db.url, (client) => client.query("SELECT count(*)::int AS n FROM users WHERE lower(username) = 'reader'"));
+    const count = await withClient(db.url, (client) =>
+      client.query("SELECT count(*)::int AS n FROM users WHERE lower(username) = 'reader'"),
+    );
     expect(count.rows[0].n).toBe(1);
   });
 
   it('refuses an email that belongs to another account', async () => {
-    const result = await runNode(CLI, ['create-staff', '--username', 'someone', '--email', 'mod@example.com', '--password', 'a-long-passphrase'], env);
+    const result = await runNode(
+      CLI,
+      [
+        'create-staff',
+        '--username',
+        'someone',
+        '--email',
+        'mod@example.com',
+        '--password',
+        'a-long-passphrase',
+      ],
+      env,
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/email belongs to another account/);
   });
@@ -65,7 +108,11 @@ describe('CLI (npm run cli -- …)', () => {
   });
 
   it('fails fast listing every configuration problem', async () => {
-    const result = await runNode(CLI, ['migrate'], cleanEnv({ DATABASE_URL: 'mysql://x', PORT: 'x' }));
+    const result = await runNode(
+      CLI,
+      ['migrate'],
+      cleanEnv({ DATABASE_URL: 'mysql://x', PORT: 'x' }),
+    );
     expect(result.code).toBe(78);
     expect(result.stderr).toMatch(/DATABASE_URL/);
     expect(result.stderr).toMatch(/PORT/);

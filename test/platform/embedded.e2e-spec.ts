@@ -6,7 +6,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { cleanEnv, exitOf, freePort, runNode, startNode, waitForStatus } from '../support/processes.js';
+import {
+  cleanEnv,
+  exitOf,
+  freePort,
+  runNode,
+  startNode,
+  waitForStatus,
+} from '../support/processes.js';
 
 describe('embedded default database', () => {
   let dataDir: string;
@@ -25,7 +32,12 @@ describe('embedded default database', () => {
 
   it('serves the API from DATA_DIR, lets the CLI join, and shuts down cleanly on SIGTERM', async () => {
     const port = await freePort();
-    const env = cleanEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+    const env = cleanEnv({
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    });
     server = startNode('dist/src/main.js', env);
     await waitForStatus(`http://127.0.0.1:${port}/ready`, 200, 240_000).catch((error: Error) => {
       throw new Error(`${error.message}\n${server?.output()}`);
@@ -39,10 +51,29 @@ describe('embedded default database', () => {
     expect(libraries.status).toBe(200);
     expect(await libraries.json()).toEqual({
       items: [],
-      pagination: { page: 1, page_size: 20, total: 0, total_pages: 1, has_next: false, has_previous: false },
+      pagination: {
+        page: 1,
+        page_size: 20,
+        total: 0,
+        total_pages: 1,
+        has_next: false,
+        has_previous: false,
+      },
     });
 
-    const cli = await runNode('dist/src/cli/main.js', ['create-staff', '--username', 'admin', '--email', 'admin@example.com', '--password', 'embedded-passphrase'], env);
+    const cli = await runNode(
+      'dist/src/cli/main.js',
+      [
+        'create-staff',
+        '--username',
+        'admin',
+        '--email',
+        'admin@example.com',
+        '--password',
+        'embedded-passphrase',
+      ],
+      env,
+    );
     expect(cli.stderr).toBe('');
     expect(cli.stdout).toMatch(/Created staff user admin/);
 

@@ -9,7 +9,11 @@ describe('error envelope and validation (decisions §1)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, imports: [ProbeModule], env: { RATE_LIMIT_ENABLED: 'false' } });
+    t = await createTestApp({
+      databaseUrl: db.url,
+      imports: [ProbeModule],
+      env: { RATE_LIMIT_ENABLED: 'false' },
+    });
   });
 
   afterAll(async () => {
@@ -44,7 +48,12 @@ describe('error envelope and validation (decisions §1)', () => {
       .expect(422);
     expect(res.body.message).toBe('Validation error.');
     const locs = res.body.details.errors.map((error: { loc: unknown[] }) => error.loc);
-    expect(locs).toEqual(expect.arrayContaining([['body', 'name'], ['body', 'child', 'code']]));
+    expect(locs).toEqual(
+      expect.arrayContaining([
+        ['body', 'name'],
+        ['body', 'child', 'code'],
+      ]),
+    );
     for (const error of res.body.details.errors) {
       expect(typeof error.msg).toBe('string');
       expect(typeof error.type).toBe('string');
@@ -57,14 +66,22 @@ describe('error envelope and validation (decisions §1)', () => {
   });
 
   it('ignores unknown JSON keys', async () => {
-    const res = await request(t.http).post('/api/v1/probe/echo').send({ name: 'ok', extra: 'dropped' }).expect(201);
+    const res = await request(t.http)
+      .post('/api/v1/probe/echo')
+      .send({ name: 'ok', extra: 'dropped' })
+      .expect(201);
     expect(res.body).toEqual({ name: 'ok' });
   });
 
   it('reports query validation errors under query', async () => {
     const res = await request(t.http).get('/api/v1/probe/items?page_size=51&level=abc').expect(422);
     const locs = res.body.details.errors.map((error: { loc: unknown[] }) => error.loc);
-    expect(locs).toEqual(expect.arrayContaining([['query', 'page_size'], ['query', 'level']]));
+    expect(locs).toEqual(
+      expect.arrayContaining([
+        ['query', 'page_size'],
+        ['query', 'level'],
+      ]),
+    );
   });
 
   it('reports path validation errors under path', async () => {
@@ -80,7 +97,10 @@ describe('error envelope and validation (decisions §1)', () => {
 
   it('maps a unique violation to 409 without SQL text', async () => {
     const res = await request(t.http).post('/api/v1/probe/duplicate').expect(409);
-    expect(res.body).toEqual({ message: 'The request conflicts with existing data.', details: null });
+    expect(res.body).toEqual({
+      message: 'The request conflicts with existing data.',
+      details: null,
+    });
   });
 
   it('never shows driver text for other database errors', async () => {
@@ -96,9 +116,15 @@ describe('error envelope and validation (decisions §1)', () => {
   it('sets a request id and honours a well-formed incoming one', async () => {
     const generated = await request(t.http).get('/api/v1/probe/items').expect(200);
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    const echoed = await request(t.http).get('/api/v1/probe/items').set('X-Request-Id', 'abc-123').expect(200);
+    const echoed = await request(t.http)
+      .get('/api/v1/probe/items')
+      .set('X-Request-Id', 'abc-123')
+      .expect(200);
     expect(echoed.headers['x-request-id']).toBe('abc-123');
-    const replaced = await request(t.http).get('/api/v1/probe/items').set('X-Request-Id', 'bad id <script>').expect(200);
+    const replaced = await request(t.http)
+      .get('/api/v1/probe/items')
+      .set('X-Request-Id', 'bad id <script>')
+      .expect(200);
     expect(replaced.headers['x-request-id']).not.toBe('bad id <script>');
   });
 });
@@ -109,7 +135,11 @@ describe('pagination', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, imports: [ProbeModule], env: { RATE_LIMIT_ENABLED: 'false' } });
+    t = await createTestApp({
+      databaseUrl: db.url,
+      imports: [ProbeModule],
+      env: { RATE_LIMIT_ENABLED: 'false' },
+    });
   });
 
   afterAll(async () => {
@@ -120,7 +150,14 @@ describe('pagination', () => {
   it('defaults to page 1 of 20', async () => {
     const res = await request(t.http).get('/api/v1/probe/items').expect(200);
     expect(res.body.items).toHaveLength(20);
-    expect(res.body.pagination).toEqual({ page: 1, page_size: 20, total: 45, total_pages: 3, has_next: true, has_previous: false });
+    expect(res.body.pagination).toEqual({
+      page: 1,
+      page_size: 20,
+      total: 45,
+      total_pages: 3,
+      has_next: true,
+      has_previous: false,
+    });
   });
 
   it('returns the last page for a page past the end', async () => {
@@ -129,13 +166,20 @@ describe('pagination', () => {
     expect(res.body.pagination).toMatchObject({ page: 3, has_next: false, has_previous: true });
   });
 
-  it.each([['page=0'], ['page_size=0'], ['page_size=51'], ['page=1.5'], ['page_size=abc']])('rejects %s with 422', async (query) => {
-    const res = await request(t.http).get(`/api/v1/probe/items?${query}`).expect(422);
-    expect(res.body.details.errors[0].loc[0]).toBe('query');
-  });
+  it.each([['page=0'], ['page_size=0'], ['page_size=51'], ['page=1.5'], ['page_size=abc']])(
+    'rejects %s with 422',
+    async (query) => {
+      const res = await request(t.http).get(`/api/v1/probe/items?${query}`).expect(422);
+      expect(res.body.details.errors[0].loc[0]).toBe('query');
+    },
+  );
 
   it('accepts page_size 1 and 50', async () => {
-    expect((await request(t.http).get('/api/v1/probe/items?page_size=1&page=2').expect(200)).body.items).toEqual([2]);
-    expect((await request(t.http).get('/api/v1/probe/items?page_size=50').expect(200)).body.items).toHaveLength(45);
+    expect(
+      (await request(t.http).get('/api/v1/probe/items?page_size=1&page=2').expect(200)).body.items,
+    ).toEqual([2]);
+    expect(
+      (await request(t.http).get('/api/v1/probe/items?page_size=50').expect(200)).body.items,
+    ).toHaveLength(45);
   });
 });

@@ -19,7 +19,11 @@ interface Operation {
 describe('OpenAPI document', () => {
   let db: TestDatabase;
   let app: INestApplication;
-  let document: { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
+  let document: {
+    openapi: string;
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas: Record<string, unknown> };
+  };
   let operations: [string, string, Operation][];
   let handlers: string[];
 
@@ -29,13 +33,23 @@ describe('OpenAPI document', () => {
     const { configureApp, NEST_APP_OPTIONS } = await import(dist('app.setup.js'));
     const { loadConfig } = await import(dist('config/app-config.js'));
     const { routeHandlerIds } = await import(dist('common/openapi/openapi.js'));
-    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, JWT_SECRET: 'x'.repeat(40), LOG_LEVEL: 'silent' });
-    app = await NestFactory.create(AppModule.forRoot({ config, databaseUrl: db.url, runMigrations: false }), { ...NEST_APP_OPTIONS, logger: false });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+      JWT_SECRET: 'x'.repeat(40),
+      LOG_LEVEL: 'silent',
+    });
+    app = await NestFactory.create(
+      AppModule.forRoot({ config, databaseUrl: db.url, runMigrations: false }),
+      { ...NEST_APP_OPTIONS, logger: false },
+    );
     await configureApp(app, config);
     const res = await request(app.getHttpServer()).get('/api/v1/openapi.json').expect(200);
     document = res.body;
     operations = Object.entries(document.paths).flatMap(([path, item]) =>
-      Object.entries(item).map(([method, operation]) => [path, method, operation] as [string, string, Operation]),
+      Object.entries(item).map(
+        ([method, operation]) => [path, method, operation] as [string, string, Operation],
+      ),
     );
     handlers = routeHandlerIds(app);
   });
@@ -60,10 +74,13 @@ describe('OpenAPI document', () => {
   it('gives every operation a success response with a schema (or an empty 204)', () => {
     const lacking = operations
       .filter(([, , operation]) => {
-        const success = Object.entries(operation.responses).filter(([status]) => /^2\d\d$/.test(status));
+        const success = Object.entries(operation.responses).filter(([status]) =>
+          /^2\d\d$/.test(status),
+        );
         if (success.length === 0) return true;
         return !success.every(
-          ([status, response]) => status === '204' || Boolean(response.content?.['application/json']?.schema),
+          ([status, response]) =>
+            status === '204' || Boolean(response.content?.['application/json']?.schema),
         );
       })
       .map(([path, method]) => `${method.toUpperCase()} ${path}`);

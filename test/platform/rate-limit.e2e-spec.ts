@@ -167,9 +167,12 @@ describe('rate limits (api-spec "Rate limits", decisions §2)', () => {
 
     it('counts malformed and oversized JSON bodies too, and refuses them with 429 once over the limit', async () => {
       const t = await start({ env: { RATE_LIMIT_WRITE: '3' } });
-      const post = () => request(t.http).post('/api/v1/probe-rl/write').set('Content-Type', 'application/json');
+      const post = () =>
+        request(t.http).post('/api/v1/probe-rl/write').set('Content-Type', 'application/json');
       expect((await post().send('{"name": ')).status).toBe(400);
-      expect((await post().send(JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }))).status).toBe(413);
+      expect(
+        (await post().send(JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }))).status,
+      ).toBe(413);
       expect((await post().send('{"name": "ok"}')).status).toBe(201);
       const over = await post().send('{"name": ');
       expect(over.status).toBe(429);

@@ -19,7 +19,9 @@ const dist = join(root, 'dist');
 function migrationsHash() {
   const dir = join(dist, 'migrations');
   const hash = createHash('sha256');
-  for (const file of readdirSync(dir).filter((name) => name.endsWith('.js')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((name) => name.endsWith('.js'))
+    .sort()) {
     hash.update(file).update(readFileSync(join(dir, file)));
   }
   return hash.digest('hex').slice(0, 12);
@@ -29,7 +31,9 @@ async function serverWithPostgis(url) {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
-    const { rows } = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'");
+    const { rows } = await client.query(
+      "SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'",
+    );
     return rows.length === 1;
   } catch {
     return false;
@@ -40,7 +44,9 @@ async function serverWithPostgis(url) {
 
 async function migrate(url) {
   const { DataSource } = await import('typeorm');
-  const { buildDataSourceOptions } = await import(join(dist, 'src/database/data-source-options.js'));
+  const { buildDataSourceOptions } = await import(
+    join(dist, 'src/database/data-source-options.js')
+  );
   const dataSource = new DataSource(buildDataSourceOptions(url, 2));
   await dataSource.initialize();
   try {
@@ -55,7 +61,9 @@ async function prepareTemplate(adminUrl) {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    const { rows } = await admin.query('SELECT datname FROM pg_database WHERE datname = $1', [template]);
+    const { rows } = await admin.query('SELECT datname FROM pg_database WHERE datname = $1', [
+      template,
+    ]);
     if (rows.length === 0) {
       const building = `${template}_building_${process.pid}`;
       await admin.query(`CREATE DATABASE ${building}`);
@@ -86,7 +94,12 @@ async function prepareTemplate(adminUrl) {
 }
 
 async function redisAvailable(url) {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000, retryStrategy: () => null });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    retryStrategy: () => null,
+  });
   try {
     await redis.connect();
     return (await redis.ping()) === 'PONG';
@@ -98,7 +111,8 @@ async function redisAvailable(url) {
 }
 
 export default async function globalSetup() {
-  if (!existsSync(join(dist, 'src/main.js'))) throw new Error('Build first: npm run build (npm test does).');
+  if (!existsSync(join(dist, 'src/main.js')))
+    throw new Error('Build first: npm run build (npm test does).');
   const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   if (await serverWithPostgis(adminUrl)) {
     process.env.TEST_DB_MODE = 'server';
@@ -106,7 +120,9 @@ export default async function globalSetup() {
     process.env.TEST_DB_TEMPLATE = await prepareTemplate(adminUrl);
   } else {
     if (process.env.REQUIRE_POSTGRES) throw new Error(`No PostgreSQL with PostGIS at ${adminUrl}`);
-    process.stdout.write(`\nNo PostgreSQL with PostGIS at ${adminUrl}: e2e tests use the embedded database.\n`);
+    process.stdout.write(
+      `\nNo PostgreSQL with PostGIS at ${adminUrl}: e2e tests use the embedded database.\n`,
+    );
     const { startEmbeddedDatabase } = await import(join(dist, 'src/database/embedded-database.js'));
     const dataDir = mkdtempSync(join(tmpdir(), 'bookcase-embedded-test-'));
     const embedded = await startEmbeddedDatabase(dataDir);

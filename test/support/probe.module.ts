@@ -10,25 +10,35 @@ import { PublicCache } from '../../src/common/http/cache-control.js';
 import { ToInt } from '../../src/common/validation/transforms.js';
 
 class ProbeQueryDto extends PaginationQueryDto {
-  @IsOptional() @ToInt() @IsInt() @Min(0) @Max(10)
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(10)
   level?: number;
 }
 
 class ProbeChildDto {
-  @IsString() @MaxLength(3)
+  @IsString()
+  @MaxLength(3)
   code: string;
 }
 
 class ProbeBodyDto {
-  @IsString() @MaxLength(5)
+  @IsString()
+  @MaxLength(5)
   name: string;
 
-  @IsOptional() @ValidateNested() @Type(() => ProbeChildDto)
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ProbeChildDto)
   child?: ProbeChildDto;
 }
 
 class ProbeParamsDto {
-  @ToInt() @IsInt() @Min(1)
+  @ToInt()
+  @IsInt()
+  @Min(1)
   id: number;
 }
 
@@ -83,8 +93,12 @@ class ProbeController {
   @RateLimit('write')
   @ApiOkResponse()
   async duplicate() {
-    await this.dataSource.query("INSERT INTO users (username, email) VALUES ('dup', 'dup@example.com')");
-    await this.dataSource.query("INSERT INTO users (username, email) VALUES ('DUP', 'other@example.com')");
+    await this.dataSource.query(
+      "INSERT INTO users (username, email) VALUES ('dup', 'dup@example.com')",
+    );
+    await this.dataSource.query(
+      "INSERT INTO users (username, email) VALUES ('DUP', 'other@example.com')",
+    );
     return {};
   }
 

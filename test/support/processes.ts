@@ -17,7 +17,11 @@ export function freePort(): Promise<number> {
 
 /** The process environment without anything that would point the child at another database or secret. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'test',
+  };
   return { ...env, ...extra };
 }
 
@@ -28,7 +32,12 @@ export interface RunResult {
 }
 
 /** Runs a built entry point (e.g. `dist/src/cli/main.js`) to completion. */
-export function runNode(script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<RunResult> {
+export function runNode(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 120_000,
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env });
     let stdout = '';
@@ -46,7 +55,10 @@ export function runNode(script: string, args: string[], env: NodeJS.ProcessEnv, 
   });
 }
 
-export function startNode(script: string, env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string } {
+export function startNode(
+  script: string,
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, [script], { cwd: ROOT, env });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

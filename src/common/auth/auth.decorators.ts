@@ -14,7 +14,9 @@ export const OptionalAuth = () => SetMetadata(OPTIONAL_AUTH_KEY, true);
 export const StaffOnly = () => SetMetadata(STAFF_ONLY_KEY, true);
 
 /** The authenticated caller (`AuthUser`), or null on public/optional routes without a valid token. */
-export const CurrentUser = createParamDecorator((_data: unknown, context: ExecutionContext): AuthUser | null => {
-  const request = context.switchToHttp().getRequest<{ user?: AuthUser }>();
-  return request.user ?? null;
-});
+export const CurrentUser = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): AuthUser | null => {
+    const request = context.switchToHttp().getRequest<{ user?: AuthUser }>();
+    return request.user ?? null;
+  },
+);

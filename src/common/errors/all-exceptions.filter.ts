@@ -1,4 +1,11 @@
-import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type ExceptionFilter } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  HttpException,
+  HttpStatus,
+  Logger,
+  type ExceptionFilter,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
 import { ApiError, type ErrorDetails } from './api-error.js';
@@ -66,19 +73,26 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     if (exception instanceof QueryFailedError) {
       const code = (exception.driverError as { code?: string } | undefined)?.code ?? '';
-      if (PG_CONFLICT.has(code)) return [409, { message: 'The request conflicts with existing data.', details: null }];
-      if (PG_REFERENCE.has(code)) return [409, { message: 'A referenced object does not exist.', details: null }];
+      if (PG_CONFLICT.has(code))
+        return [409, { message: 'The request conflicts with existing data.', details: null }];
+      if (PG_REFERENCE.has(code))
+        return [409, { message: 'A referenced object does not exist.', details: null }];
       if (PG_BAD_INPUT.has(code)) return [400, { message: 'Bad request.', details: null }];
     }
     const transport = (exception ?? {}) as TransportError;
-    if (transport.type === 'entity.parse.failed') return [400, { message: 'Cannot parse request body.', details: null }];
-    if (transport.type === 'entity.too.large') return [413, { message: 'Request body too large.', details: null }];
+    if (transport.type === 'entity.parse.failed')
+      return [400, { message: 'Cannot parse request body.', details: null }];
+    if (transport.type === 'entity.too.large')
+      return [413, { message: 'Request body too large.', details: null }];
     if (transport.type === 'encoding.unsupported' || transport.type === 'charset.unsupported') {
       return [415, { message: 'Unsupported media type.', details: null }];
     }
     const transportStatus = transport.status ?? transport.statusCode;
     if (typeof transportStatus === 'number' && transportStatus >= 400 && transportStatus < 500) {
-      return [transportStatus, { message: GENERIC_MESSAGES[transportStatus] ?? 'Bad request.', details: null }];
+      return [
+        transportStatus,
+        { message: GENERIC_MESSAGES[transportStatus] ?? 'Bad request.', details: null },
+      ];
     }
     this.logUnexpected(exception, request);
     return [HttpStatus.INTERNAL_SERVER_ERROR, { message: GENERIC_MESSAGES[500], details: null }];
@@ -89,7 +103,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const response = exception.getResponse();
     const cause = (exception.cause ?? {}) as TransportError;
     if (cause.type === 'entity.parse.failed') return 'Cannot parse request body.';
-    if (status === 400 && typeof response === 'object' && /JSON/i.test(String((response as { message?: unknown }).message))) {
+    if (
+      status === 400 &&
+      typeof response === 'object' &&
+      /JSON/i.test(String((response as { message?: unknown }).message))
+    ) {
       return 'Cannot parse request body.';
     }
     return GENERIC_MESSAGES[status] ?? (status >= 500 ? GENERIC_MESSAGES[500] : 'Bad request.');

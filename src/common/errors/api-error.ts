@@ -47,7 +47,11 @@ export class RequestValidationError extends ApiError {
     super(HttpStatus.UNPROCESSABLE_ENTITY, VALIDATION_MESSAGE, { errors });
   }
 
-  static single(loc: (string | number)[], msg: string, type = 'value_error'): RequestValidationError {
+  static single(
+    loc: (string | number)[],
+    msg: string,
+    type = 'value_error',
+  ): RequestValidationError {
     return new RequestValidationError([{ loc, msg, type }]);
   }
 }

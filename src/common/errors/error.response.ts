@@ -5,12 +5,21 @@ export class ErrorResponse {
   @ApiProperty({ example: 'Not found.' })
   message: string;
 
-  @ApiPropertyOptional({ type: 'object', nullable: true, additionalProperties: true, example: null })
+  @ApiPropertyOptional({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    example: null,
+  })
   details: Record<string, unknown> | null;
 }
 
 export class ValidationErrorItemResponse {
-  @ApiProperty({ type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'integer' }] }, example: ['query', 'page_size'] })
+  @ApiProperty({
+    type: 'array',
+    items: { oneOf: [{ type: 'string' }, { type: 'integer' }] },
+    example: ['query', 'page_size'],
+  })
   loc: (string | number)[];
 
   @ApiProperty({ example: 'page_size must not be greater than 50' })

@@ -1,4 +1,10 @@
-import { Injectable, SetMetadata, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import {
+  Injectable,
+  SetMetadata,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
@@ -8,7 +14,10 @@ export const MAX_PUBLIC_CACHE_SECONDS = 300;
 
 /** Anonymous GETs of this route may be cached publicly for `seconds` (≤ 300); reads with a token never are. */
 export const PublicCache = (seconds: number) =>
-  SetMetadata(PUBLIC_CACHE_KEY, Math.min(MAX_PUBLIC_CACHE_SECONDS, Math.max(0, Math.floor(seconds))));
+  SetMetadata(
+    PUBLIC_CACHE_KEY,
+    Math.min(MAX_PUBLIC_CACHE_SECONDS, Math.max(0, Math.floor(seconds))),
+  );
 
 /**
  * Cache-Control for every response: anonymous GETs of routes marked @PublicCache get `public, max-age`; everything
@@ -26,7 +35,9 @@ export class CacheControlInterceptor implements NestInterceptor {
         context.getHandler(),
         context.getClass(),
       ]);
-      const personal = Boolean(request.headers.authorization || request.headers.cookie || request.user);
+      const personal = Boolean(
+        request.headers.authorization || request.headers.cookie || request.user,
+      );
       if (personal) {
         response.setHeader('Cache-Control', 'private, no-store');
         response.setHeader('Vary', 'Authorization');

@@ -1,5 +1,10 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 
 export const BODY_LIMIT = '1mb';
 

@@ -27,7 +27,8 @@ export const REDACTED_PATHS = [
 
 export function requestIdFor(req: IncomingMessage, res: ServerResponse): string {
   const incoming = req.headers[REQUEST_ID_HEADER];
-  const id = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  const id =
+    typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : randomUUID();
   res.setHeader('X-Request-Id', id);
   return id;
 }
@@ -84,7 +85,13 @@ export class LoggingModule {
   static forRoot(destination?: DestinationStream): DynamicModule {
     return {
       module: LoggingModule,
-      providers: [{ provide: PINO, inject: [AppConfig], useFactory: (config: AppConfig) => createLogger(config.logLevel, destination) }],
+      providers: [
+        {
+          provide: PINO,
+          inject: [AppConfig],
+          useFactory: (config: AppConfig) => createLogger(config.logLevel, destination),
+        },
+      ],
       exports: [PINO],
     };
   }

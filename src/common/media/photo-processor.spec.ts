@@ -44,7 +44,10 @@ describe('PhotoProcessor', () => {
   it('strips EXIF (GPS included) and applies the orientation', async () => {
     const input = await solid(600, 300)
       .jpeg()
-      .withExif({ IFD0: { Make: 'TestCam' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '52/1 31/1 0/1' } })
+      .withExif({
+        IFD0: { Make: 'TestCam' },
+        IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '52/1 31/1 0/1' },
+      })
       .withMetadata({ orientation: 6 })
       .toBuffer();
     const before = await sharp(input).metadata();
@@ -59,10 +62,18 @@ describe('PhotoProcessor', () => {
   });
 
   it('accepts PNG (transparency flattened) and WEBP, and never enlarges small images', async () => {
-    for (const input of [await solid(120, 80, 4).png().toBuffer(), await solid(120, 80).webp().toBuffer()]) {
+    for (const input of [
+      await solid(120, 80, 4).png().toBuffer(),
+      await solid(120, 80).webp().toBuffer(),
+    ]) {
       const result = await processor.process(input);
       const meta = await sharp(result.main).metadata();
-      expect([meta.format, meta.width, meta.height, meta.hasAlpha]).toEqual(['jpeg', 120, 80, false]);
+      expect([meta.format, meta.width, meta.height, meta.hasAlpha]).toEqual([
+        'jpeg',
+        120,
+        80,
+        false,
+      ]);
     }
   });
 
@@ -77,7 +88,9 @@ describe('PhotoProcessor', () => {
 
   it('refuses a truncated JPEG', async () => {
     const input = await solid(800, 600).jpeg().toBuffer();
-    await expect(processor.process(input.subarray(0, Math.floor(input.length / 3)))).rejects.toBeInstanceOf(InvalidPhotoError);
+    await expect(
+      processor.process(input.subarray(0, Math.floor(input.length / 3))),
+    ).rejects.toBeInstanceOf(InvalidPhotoError);
   });
 
   it('refuses a 100-megapixel PNG bomb without decoding it', async () => {

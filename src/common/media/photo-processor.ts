@@ -37,14 +37,25 @@ export class PhotoProcessor {
     if (!detected || !(ACCEPTED_PHOTO_TYPES as readonly string[]).includes(detected.mime)) {
       throw new InvalidPhotoError(`not an accepted image (${detected?.mime ?? 'unknown'})`);
     }
-    const options: SharpOptions = { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error', sequentialRead: true };
+    const options: SharpOptions = {
+      limitInputPixels: MAX_INPUT_PIXELS,
+      failOn: 'error',
+      sequentialRead: true,
+    };
     try {
       const metadata = await sharp(input, options).metadata();
-      if (!metadata.width || !metadata.height) throw new InvalidPhotoError('image has no dimensions');
-      if (metadata.width * metadata.height > MAX_INPUT_PIXELS) throw new InvalidPhotoError('image has too many pixels');
+      if (!metadata.width || !metadata.height)
+        throw new InvalidPhotoError('image has no dimensions');
+      if (metadata.width * metadata.height > MAX_INPUT_PIXELS)
+        throw new InvalidPhotoError('image has too many pixels');
       const oriented = () => sharp(input, options).rotate().flatten({ background: '#ffffff' });
       const { data: main, info } = await oriented()
-        .resize({ width: MAIN_MAX_EDGE, height: MAIN_MAX_EDGE, fit: 'inside', withoutEnlargement: true })
+        .resize({
+          width: MAIN_MAX_EDGE,
+          height: MAIN_MAX_EDGE,
+          fit: 'inside',
+          withoutEnlargement: true,
+        })
         .jpeg({ quality: 85 })
         .toBuffer({ resolveWithObject: true });
       const thumbnail = await oriented()

@@ -44,7 +44,9 @@ export function PhotoUpload(options: PhotoUploadOptions): Type<NestInterceptor> 
         throw new ApiError(413, options.tooLargeMessage);
       }
       await new Promise<void>((resolve, reject) => {
-        upload(request, response, (error: unknown) => (error ? reject(translate(error)) : resolve()));
+        upload(request, response, (error: unknown) =>
+          error ? reject(translate(error)) : resolve(),
+        );
       });
       return next.handle();
     }
@@ -57,10 +59,18 @@ export function PhotoUpload(options: PhotoUploadOptions): Type<NestInterceptor> 
           return new ApiError(413, options.tooLargeMessage);
         case 'LIMIT_UNEXPECTED_FILE':
         case 'LIMIT_FILE_COUNT':
-          return RequestValidationError.single(['file', error.field ?? options.field], 'Unexpected file field.', 'unexpected_file');
+          return RequestValidationError.single(
+            ['file', error.field ?? options.field],
+            'Unexpected file field.',
+            'unexpected_file',
+          );
         case 'LIMIT_FIELD_VALUE':
         case 'LIMIT_FIELD_KEY':
-          return RequestValidationError.single(['form', error.field ?? ''], 'Field value too long.', 'too_long');
+          return RequestValidationError.single(
+            ['form', error.field ?? ''],
+            'Field value too long.',
+            'too_long',
+          );
         default:
           return new ApiError(413, 'Request body too large.');
       }

@@ -4,7 +4,11 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule, getSchemaPath, type OpenAPIObject } from '@nestjs/swagger';
 import { OPTIONAL_AUTH_KEY, STAFF_ONLY_KEY } from '../auth/auth.decorators.js';
 import { IS_PUBLIC_KEY } from '../auth/public.decorator.js';
-import { ErrorResponse, RateLimitedResponse, ValidationErrorResponse } from '../errors/error.response.js';
+import {
+  ErrorResponse,
+  RateLimitedResponse,
+  ValidationErrorResponse,
+} from '../errors/error.response.js';
 import { RATE_LIMIT_KEY } from '../rate-limit/rate-limit.decorator.js';
 
 export const API_VERSION = '1.8.0';
@@ -37,7 +41,10 @@ function routeFacts(app: INestApplication): Map<string, RouteFacts> {
   const facts = new Map<string, RouteFacts>();
   for (const wrapper of discovery.getControllers()) {
     if (!wrapper.instance || !wrapper.metatype) continue;
-    const prototype = Object.getPrototypeOf(wrapper.instance) as Record<string, (...args: unknown[]) => unknown>;
+    const prototype = Object.getPrototypeOf(wrapper.instance) as Record<
+      string,
+      (...args: unknown[]) => unknown
+    >;
     for (const name of scanner.getAllMethodNames(prototype)) {
       const handler = prototype[name];
       if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
@@ -87,12 +94,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       if (route && (!route.isPublic || route.optionalAuth)) {
         operation.security = [{ bearer: [] }];
       }
-      if (route && !route.isPublic && !route.optionalAuth) add('401', 'Missing, invalid or expired access token.', ErrorResponse);
+      if (route && !route.isPublic && !route.optionalAuth)
+        add('401', 'Missing, invalid or expired access token.', ErrorResponse);
       if (route?.staffOnly) add('403', 'Staff access required.', ErrorResponse);
       if (operation.parameters?.length || operation.requestBody) {
         add('422', 'Request validation error.', ValidationErrorResponse);
       }
-      if (route?.rateLimited) add('429', 'Rate limit exceeded; details.retry_after in seconds.', RateLimitedResponse);
+      if (route?.rateLimited)
+        add('429', 'Rate limit exceeded; details.retry_after in seconds.', RateLimitedResponse);
       add('500', 'Unexpected error.', ErrorResponse);
     }
   }

@@ -4,7 +4,11 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { RATE_LIMIT_KEY } from './rate-limit.decorator.js';
 
 /** Lists every route handler that names no rate-limit tier (nor an explicit @NoRateLimit). */
-export function routesWithoutTier(discovery: DiscoveryService, scanner: MetadataScanner, reflector: Reflector): string[] {
+export function routesWithoutTier(
+  discovery: DiscoveryService,
+  scanner: MetadataScanner,
+  reflector: Reflector,
+): string[] {
   const missing: string[] = [];
   for (const wrapper of discovery.getControllers()) {
     const instance = wrapper.instance as object | undefined;

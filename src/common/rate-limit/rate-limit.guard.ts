@@ -24,7 +24,10 @@ export function clientIp(req: Pick<Request, 'ip' | 'socket'>): string {
   return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
 }
 
-export function rateLimitSpecOf(reflector: Reflector, context: ExecutionContext): RateLimitSpec | 'none' | undefined {
+export function rateLimitSpecOf(
+  reflector: Reflector,
+  context: ExecutionContext,
+): RateLimitSpec | 'none' | undefined {
   return reflector.getAllAndOverride<RateLimitSpec | 'none' | undefined>(RATE_LIMIT_KEY, [
     context.getHandler(),
     context.getClass(),
@@ -47,7 +50,9 @@ export class RateLimitGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const spec = rateLimitSpecOf(this.reflector, context);
     if (spec === undefined) {
-      throw new Error(`${context.getClass().name}.${context.getHandler().name} has no @RateLimit tier`);
+      throw new Error(
+        `${context.getClass().name}.${context.getHandler().name} has no @RateLimit tier`,
+      );
     }
     if (spec === 'none' || !this.config.rateLimit.enabled) return true;
     const bucket = spec.bucket ?? `${context.getClass().name}.${context.getHandler().name}`;
@@ -58,7 +63,9 @@ export class RateLimitGuard implements CanActivate {
       this.config.rateLimit.limits[spec.tier],
     );
     if (result.isBlocked) {
-      throw new ApiError(429, RATE_LIMIT_MESSAGES[spec.tier], { retry_after: result.retryAfterSeconds });
+      throw new ApiError(429, RATE_LIMIT_MESSAGES[spec.tier], {
+        retry_after: result.retryAfterSeconds,
+      });
     }
     return true;
   }

@@ -5,7 +5,11 @@ import { Clock } from '../clock.js';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitRouteAudit } from './rate-limit-route-audit.js';
-import { MemorySlidingWindowStorage, RateLimitStorage, RedisSlidingWindowStorage } from './sliding-window.storage.js';
+import {
+  MemorySlidingWindowStorage,
+  RateLimitStorage,
+  RedisSlidingWindowStorage,
+} from './sliding-window.storage.js';
 
 class StorageLifecycle implements OnApplicationShutdown {
   constructor(private readonly storage: RateLimitStorage) {}
@@ -27,7 +31,11 @@ class StorageLifecycle implements OnApplicationShutdown {
           ? new RedisSlidingWindowStorage(redis, clock, `${config.redisKeyPrefix}ratelimit:`)
           : new MemorySlidingWindowStorage(clock, config.rateLimit.windowSeconds * 1000),
     },
-    { provide: StorageLifecycle, inject: [RateLimitStorage], useFactory: (s: RateLimitStorage) => new StorageLifecycle(s) },
+    {
+      provide: StorageLifecycle,
+      inject: [RateLimitStorage],
+      useFactory: (s: RateLimitStorage) => new StorageLifecycle(s),
+    },
     RateLimitRouteAudit,
     RateLimitGuard,
   ],

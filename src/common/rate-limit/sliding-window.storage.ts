@@ -42,7 +42,11 @@ export class MemorySlidingWindowStorage extends RateLimitStorage {
     const live = (this.hits.get(key) ?? []).filter((at) => now - at < windowMs);
     if (live.length >= limit) {
       this.hits.set(key, live);
-      return { totalHits: live.length, isBlocked: true, retryAfterSeconds: toSeconds(live[0] + windowMs - now) };
+      return {
+        totalHits: live.length,
+        isBlocked: true,
+        retryAfterSeconds: toSeconds(live[0] + windowMs - now),
+      };
     }
     live.push(now);
     this.hits.set(key, live);
@@ -86,7 +90,13 @@ return {count, blocked, tonumber(oldest[2]) + window - now}
 `;
 
 type SlidingWindowRedis = Redis & {
-  slidingWindowHit(key: string, now: number, windowMs: number, limit: number, member: string): Promise<[number, number, number]>;
+  slidingWindowHit(
+    key: string,
+    now: number,
+    windowMs: number,
+    limit: number,
+    member: string,
+  ): Promise<[number, number, number]>;
 };
 
 export class RedisSlidingWindowStorage extends RateLimitStorage {

@@ -25,7 +25,8 @@ class RedisLifecycle implements OnApplicationShutdown {
     {
       provide: REDIS,
       inject: [AppConfig],
-      useFactory: (config: AppConfig): RedisClient => (config.redisUrl ? createRedisClient(config.redisUrl) : null),
+      useFactory: (config: AppConfig): RedisClient =>
+        config.redisUrl ? createRedisClient(config.redisUrl) : null,
     },
     RedisLifecycle,
   ],

@@ -22,6 +22,7 @@ export const MaxChars = (max: number) =>
     validator: {
       validate: (value: unknown) =>
         typeof value !== 'string' || !maxLength(value, max) || [...value].length <= max,
-      defaultMessage: (args) => `${args?.property ?? 'value'} must be shorter than or equal to ${max} characters`,
+      defaultMessage: (args) =>
+        `${args?.property ?? 'value'} must be shorter than or equal to ${max} characters`,
     },
   });

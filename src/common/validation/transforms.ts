@@ -34,5 +34,7 @@ export function ToNumber(): PropertyDecorator {
 
 /** Trims text; leaves other types for the validators to refuse. */
 export function Trim(): PropertyDecorator {
-  return Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
+  return Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? value.trim() : value,
+  );
 }

@@ -73,7 +73,8 @@ export class ApiValidationPipe extends ValidationPipe {
       return await super.transform(value ?? {}, target);
     } catch (error) {
       if (error instanceof CollectedValidationErrors) {
-        const prefix = location === 'path' && metadata.data ? [location, metadata.data] : [location];
+        const prefix =
+          location === 'path' && metadata.data ? [location, metadata.data] : [location];
         throw new RequestValidationError(flattenValidationErrors(error.errors, prefix));
       }
       throw error;

@@ -5,7 +5,12 @@ import { Trim } from '../../common/validation/transforms.js';
 
 export class CreateCommunityPhotoDto {
   /** Optional, at most 200 characters. */
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(200) @MaxChars(200)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(200)
+  @MaxChars(200)
   caption?: string;
 }
 

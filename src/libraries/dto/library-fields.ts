@@ -34,30 +34,60 @@ const URL_RULES = { protocols: ['http', 'https'], require_protocol: true, requir
 /** Optional fields of a submission, shared by create (POST) and owner edit (PATCH). */
 export class LibraryOptionalFields {
   /** Proper name; left blank, AI enrichment may fill it. */
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(255) @MaxChars(255)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(255)
+  @MaxChars(255)
   name?: string;
 
   /** 1–3 sentences; also the image alt text. Left blank, AI enrichment may fill it. */
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(2000) @MaxChars(2000)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(2000)
+  @MaxChars(2000)
   description?: string;
 
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(255) @MaxChars(255)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(255)
+  @MaxChars(255)
   address?: string;
 
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(20) @MaxChars(20)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(20)
+  @MaxChars(20)
   postal_code?: string;
 
   @ApiPropertyOptional({ enum: ['yes', 'no', 'limited'] })
-  @IsOptional() @Trim() @IsIn(['yes', 'no', 'limited', ''])
+  @IsOptional()
+  @Trim()
+  @IsIn(['yes', 'no', 'limited', ''])
   wheelchair_accessible?: '' | 'yes' | 'no' | 'limited';
 
-  @IsOptional() @ToInt() @IsInt() @Min(0) @Max(1_000_000)
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
   capacity?: number;
 
-  @IsOptional() @ToBoolean() @IsBoolean()
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
   is_indoor?: boolean;
 
-  @IsOptional() @ToBoolean() @IsBoolean()
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
   is_lit?: boolean;
 
   /** http(s) URL; a bare host gets https://; "" leaves it unset. */
@@ -70,26 +100,62 @@ export class LibraryOptionalFields {
   @IsUrl(URL_RULES, { message: 'website must be an http(s) URL' })
   website?: string;
 
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(255) @MaxChars(255)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(255)
+  @MaxChars(255)
   contact?: string;
 
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(255) @MaxChars(255)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(255)
+  @MaxChars(255)
   operator?: string;
 
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(255) @MaxChars(255)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(255)
+  @MaxChars(255)
   brand?: string;
 }
 
-export const CITY_RULES = [Trim(), IsString(), IsNotEmpty(), NoNul(), MaxLength(100), MaxChars(100)];
+export const CITY_RULES = [
+  Trim(),
+  IsString(),
+  IsNotEmpty(),
+  NoNul(),
+  MaxLength(100),
+  MaxChars(100),
+];
 export const COUNTRY_RULES = [
   Transform(({ value }) => (typeof value === 'string' ? value.trim().toUpperCase() : value)),
   IsISO31661Alpha2({ message: 'country must be an ISO 3166-1 alpha-2 code' }),
 ];
-export const LATITUDE_RULES = [ToNumber(), IsNumber({ allowNaN: false, allowInfinity: false }), Min(-90), Max(90)];
-export const LONGITUDE_RULES = [ToNumber(), IsNumber({ allowNaN: false, allowInfinity: false }), Min(-180), Max(180)];
+export const LATITUDE_RULES = [
+  ToNumber(),
+  IsNumber({ allowNaN: false, allowInfinity: false }),
+  Min(-90),
+  Max(90),
+];
+export const LONGITUDE_RULES = [
+  ToNumber(),
+  IsNumber({ allowNaN: false, allowInfinity: false }),
+  Min(-180),
+  Max(180),
+];
 
 export function apply(...decorators: PropertyDecorator[]): PropertyDecorator {
   return (target, key) => decorators.forEach((decorator) => decorator(target, key));
 }
 
-export const PHOTO_PROPERTY = ApiProperty({ type: 'string', format: 'binary', description: 'JPEG, PNG or WEBP, max 8 MB' });
+export const PHOTO_PROPERTY = ApiProperty({
+  type: 'string',
+  format: 'binary',
+  description: 'JPEG, PNG or WEBP, max 8 MB',
+});

@@ -34,27 +34,53 @@ class NeedsLocation implements ValidatorConstraintInterface {
 
 export class ListLibrariesQueryDto extends PaginationQueryDto {
   /** Full-text search over name then description (accent- and case-insensitive), best matches first. */
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(200) @MaxChars(200)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(200)
+  @MaxChars(200)
   q?: string;
 
   /** Substring search over name, description, city, address and postal code; name matches first. Wins over q. */
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(200) @MaxChars(200)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(200)
+  @MaxChars(200)
   search?: string;
 
   /** Case-insensitive substring of the city. */
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(100) @MaxChars(100)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(100)
+  @MaxChars(100)
   city?: string;
 
   /** Two-letter country code, case-insensitive. */
-  @IsOptional() @Trim() @IsString() @Length(2, 2) @Matches(/^[A-Za-z]{2}$/, { message: 'country must be two letters' })
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @Length(2, 2)
+  @Matches(/^[A-Za-z]{2}$/, { message: 'country must be two letters' })
   country?: string;
 
   /** Substring of the postal code. */
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(20) @MaxChars(20)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(20)
+  @MaxChars(20)
   postal_code?: string;
 
   /** Only libraries with (true) or without (false) a primary or approved community photo. */
-  @IsOptional() @ToBoolean() @IsBoolean()
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
   has_photo?: boolean;
 
   /** With lng: nearest first. */
@@ -86,9 +112,15 @@ export class ListLibrariesQueryDto extends PaginationQueryDto {
 
 export class LatestLibrariesQueryDto {
   /** How many (1–50, default 10). */
-  @IsOptional() @ToInt() @IsInt() @Min(1) @Max(50)
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(50)
   limit: number = 10;
 
-  @IsOptional() @ToBoolean() @IsBoolean()
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
   has_photo?: boolean;
 }

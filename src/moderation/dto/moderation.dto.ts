@@ -1,5 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Length, Matches, MaxLength, Min, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { PaginationQueryDto, PaginationMeta } from '../../common/pagination/pagination.js';
 import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
 import { ToInt, Trim } from '../../common/validation/transforms.js';
@@ -12,38 +22,58 @@ export const PHOTO_STATUSES = ['pending', 'approved', 'rejected'] as const;
 
 export class ModerationLibrariesQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ enum: ['all', ...LIBRARY_STATUSES], default: 'all' })
-  @IsOptional() @IsIn(['all', ...LIBRARY_STATUSES])
+  @IsOptional()
+  @IsIn(['all', ...LIBRARY_STATUSES])
   status: string = 'all';
 
   /** Case-insensitive substring of name, address or city. */
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(200) @MaxChars(200)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(200)
+  @MaxChars(200)
   q?: string;
 
-  @IsOptional() @Trim() @IsString() @Length(2, 2) @Matches(/^[A-Za-z]{2}$/)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @Length(2, 2)
+  @Matches(/^[A-Za-z]{2}$/)
   country?: string;
 
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(100) @MaxChars(100)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(100)
+  @MaxChars(100)
   source?: string;
 }
 
 export class ModerationReportsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ enum: ['all', ...REPORT_STATUSES], default: 'all' })
-  @IsOptional() @IsIn(['all', ...REPORT_STATUSES])
+  @IsOptional()
+  @IsIn(['all', ...REPORT_STATUSES])
   status: string = 'all';
 
   @ApiPropertyOptional({ enum: ['all', ...REPORT_REASONS], default: 'all' })
-  @IsOptional() @IsIn(['all', ...REPORT_REASONS])
+  @IsOptional()
+  @IsIn(['all', ...REPORT_REASONS])
   reason: string = 'all';
 }
 
 export class ModerationPhotosQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ enum: ['all', ...PHOTO_STATUSES], default: 'all' })
-  @IsOptional() @IsIn(['all', ...PHOTO_STATUSES])
+  @IsOptional()
+  @IsIn(['all', ...PHOTO_STATUSES])
   status: string = 'all';
 }
 
 export class IdParamDto {
-  @ToInt() @IsInt() @Min(1)
+  @ToInt()
+  @IsInt()
+  @Min(1)
   id: number;
 }
 
@@ -53,8 +83,15 @@ export class UpdateLibraryStatusDto {
   status: (typeof LIBRARY_STATUSES)[number];
 
   /** Shown to the submitter; kept only while the library is rejected. */
-  @ValidateIf((dto: UpdateLibraryStatusDto) => dto.rejection_reason !== undefined && dto.rejection_reason !== null)
-  @Trim() @IsString() @NoNul() @MaxLength(2000) @MaxChars(2000)
+  @ValidateIf(
+    (dto: UpdateLibraryStatusDto) =>
+      dto.rejection_reason !== undefined && dto.rejection_reason !== null,
+  )
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(2000)
+  @MaxChars(2000)
   rejection_reason?: string | null;
 }
 

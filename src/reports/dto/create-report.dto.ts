@@ -3,7 +3,13 @@ import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
 import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
 
-export const REPORT_REASONS = ['damaged', 'missing', 'incorrect_info', 'inappropriate', 'other'] as const;
+export const REPORT_REASONS = [
+  'damaged',
+  'missing',
+  'incorrect_info',
+  'inappropriate',
+  'other',
+] as const;
 export type ReportReason = (typeof REPORT_REASONS)[number];
 
 /** Text fields of POST /libraries/{slug}/report (multipart/form-data; optional file `photo`, max 5 MB). */
@@ -13,11 +19,20 @@ export class CreateReportDto {
   @IsIn(REPORT_REASONS)
   reason: ReportReason;
 
-  @IsOptional() @Trim() @IsString() @NoNul() @MaxLength(2000) @MaxChars(2000)
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(2000)
+  @MaxChars(2000)
   details?: string;
 }
 
 export class CreateReportForm extends CreateReportDto {
-  @ApiPropertyOptional({ type: 'string', format: 'binary', description: 'JPEG, PNG or WEBP, max 5 MB' })
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'binary',
+    description: 'JPEG, PNG or WEBP, max 5 MB',
+  })
   photo?: unknown;
 }
