@@ -1,23 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { LibraryRefColumns } from '../libraries/library.row.js';
 
 /** Community photos a user may have pending or approved on one library (rejected ones do not count). */
 export const PHOTOS_PER_USER_PER_LIBRARY = 3;
 
-export interface MyPhotoRow {
+export interface MyPhotoRow extends LibraryRefColumns {
   id: number;
   caption: string;
   photo_key: string;
   thumbnail_key: string;
   status: string;
   created_at: Date;
-  library_id: number;
-  library_slug: string;
-  library_name: string;
-  library_city: string;
-  library_country: string;
-  library_status: string;
 }
 
 @Injectable()

@@ -3,6 +3,7 @@ import type { AuthUser } from '../common/auth/auth-user.js';
 import { ApiError, RequestValidationError } from '../common/errors/api-error.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
+import { libraryRef } from '../libraries/library.mapper.js';
 import { LibrariesService, type UploadedPhoto } from '../libraries/libraries.service.js';
 import type {
   CommunityPhotoResponse,
@@ -74,14 +75,7 @@ export class CommunityPhotosService {
       async (limit, offset) =>
         (await this.photos.findByCreator(user.id, limit, offset)).map((row) => ({
           id: row.id,
-          library: {
-            id: row.library_id,
-            slug: row.library_slug,
-            name: row.library_name,
-            city: row.library_city,
-            country: row.library_country,
-            status: row.library_status,
-          },
+          library: libraryRef(row),
           caption: row.caption,
           photo_url: this.media.url(row.photo_key),
           thumbnail_url: this.media.url(row.thumbnail_key),

@@ -6,10 +6,11 @@ import type {
   CreatedLibraryResponse,
   LibraryDetailResponse,
   LibraryItemResponse,
+  LibraryRefResponse,
   MyLibraryResponse,
   OwnerLibraryResponse,
 } from './dto/library.response.js';
-import type { CommunityPhotoRow, LibraryRow } from './library.row.js';
+import type { CommunityPhotoRow, LibraryRefColumns, LibraryRow } from './library.row.js';
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
 
@@ -27,6 +28,18 @@ export function flagEmoji(code: string): string {
   return [...code.toUpperCase()]
     .map((char) => String.fromCodePoint(0x1f1e6 + char.charCodeAt(0) - 65))
     .join('');
+}
+
+/** `{id, slug, name, city, country, status}` of the library a report or photo belongs to. */
+export function libraryRef(row: LibraryRefColumns): LibraryRefResponse {
+  return {
+    id: row.library_id,
+    slug: row.library_slug,
+    name: row.library_name,
+    city: row.library_city,
+    country: row.library_country,
+    status: row.library_status,
+  };
 }
 
 /**

@@ -68,3 +68,13 @@ export interface LibraryValues {
   latitude: number;
   longitude: number;
 }
+
+/** The columns a query selects (as `l.x AS library_x`) to show the library a report or photo belongs to. */
+export interface LibraryRefColumns {
+  library_id: number;
+  library_slug: string;
+  library_name: string;
+  library_city: string;
+  library_country: string;
+  library_status: string;
+}

@@ -4,7 +4,7 @@ import { MediaStorage } from '../common/media/media-storage.js';
 import { paginate, type Page } from '../common/pagination/pagination.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
 import { LibrariesService } from '../libraries/libraries.service.js';
-import { LibraryMapper } from '../libraries/library.mapper.js';
+import { LibraryMapper, libraryRef } from '../libraries/library.mapper.js';
 import type { PendingPhoto } from '../libraries/library.entity.js';
 import type { LibraryValues } from '../libraries/library.row.js';
 import type {
@@ -153,15 +153,7 @@ export class ModerationService {
   }
 
   private libraryRef(row: ModerationReportRow | ModerationPhotoRow) {
-    return {
-      id: row.library_id,
-      slug: row.library_slug,
-      name: row.library_name,
-      address: row.library_address,
-      city: row.library_city,
-      country: row.library_country,
-      status: row.library_status,
-    };
+    return { ...libraryRef(row), address: row.library_address };
   }
 
   private report(row: ModerationReportRow): ModerationReportResponse {

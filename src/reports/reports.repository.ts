@@ -1,19 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { LibraryRefColumns } from '../libraries/library.row.js';
 import type { ReportReason } from './dto/create-report.dto.js';
 
-export interface MyReportRow {
+export interface MyReportRow extends LibraryRefColumns {
   id: number;
   reason: string;
   status: string;
   created_at: Date;
-  library_id: number;
-  library_slug: string;
-  library_name: string;
-  library_city: string;
-  library_country: string;
-  library_status: string;
 }
 
 @Injectable()

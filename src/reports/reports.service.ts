@@ -4,6 +4,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
 import type { MyReportResponse, ReportCreatedResponse } from '../libraries/dto/library.response.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
+import { libraryRef } from '../libraries/library.mapper.js';
 import { LibrariesService, type UploadedPhoto } from '../libraries/libraries.service.js';
 import type { CreateReportDto } from './dto/create-report.dto.js';
 import { ReportsRepository } from './reports.repository.js';
@@ -49,14 +50,7 @@ export class ReportsService {
       async (limit, offset) =>
         (await this.reports.findByCreator(user.id, limit, offset)).map((row) => ({
           id: row.id,
-          library: {
-            id: row.library_id,
-            slug: row.library_slug,
-            name: row.library_name,
-            city: row.library_city,
-            country: row.library_country,
-            status: row.library_status,
-          },
+          library: libraryRef(row),
           reason: row.reason,
           status: row.status,
           created_at: new Date(row.created_at).toISOString(),
