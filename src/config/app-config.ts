@@ -56,6 +56,8 @@ export class AppConfig {
     duplicateCheckMaxAgeSeconds: number;
     launchGates: string[];
   };
+  /** Serve GET /api/v1/bench/ceiling (a DB-free route for `npm run bench`); off unless BENCH_CEILING_ROUTE=true. */
+  readonly benchCeilingRoute!: boolean;
 
   constructor(values: AppConfig) {
     Object.assign(this, values);
@@ -139,6 +141,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       `MAPDB_LAUNCH_GATES: unknown gate(s) ${unknownGates.join(', ')}; known: ${LAUNCH_GATES.join(', ')}`,
     );
   }
+  if (env.MAPDB_WRITE_ENABLED && !env.MAPDB_PLAN_URL) {
+    problems.push('MAPDB_PLAN_URL: required when MAPDB_WRITE_ENABLED=true (changeset description)');
+  }
   if (env.MAPDB_WRITE_ENABLED && !env.MAPDB_USER_AGENT) {
     problems.push(
       'MAPDB_USER_AGENT: required when MAPDB_WRITE_ENABLED=true (application/version plus a contact URL)',
@@ -204,5 +209,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       duplicateCheckMaxAgeSeconds: env.MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS ?? 900,
       launchGates: gates,
     },
+    benchCeilingRoute: env.BENCH_CEILING_ROUTE ?? false,
   });
 }

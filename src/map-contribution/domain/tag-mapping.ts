@@ -1,0 +1,304 @@
+import { comparisonKey } from './normalise.js';
+import type { LibraryFacts, Tags, VerifiedValues } from './types.js';
+
+/** The map API's limit on a tag value, in Unicode code points. */
+export const MAX_TAG_VALUE_LENGTH = 255;
+
+/** Every key a created node may carry (api-spec "Node mapping (allowlist)"). */
+export const NODE_TAG_KEYS = [
+  'amenity',
+  'name',
+  'capacity',
+  'location',
+  'wheelchair',
+  'lit',
+  'brand',
+  'operator',
+  'website',
+] as const;
+
+export type NodeTagKey = (typeof NODE_TAG_KEYS)[number];
+
+/**
+ * Display names that describe the kind of object rather than name it (compared by `comparisonKey`, so case,
+ * accents, punctuation and spacing do not matter). Such a name is never sent, even when marked verified.
+ */
+export const GENERIC_NAMES: readonly string[] = [
+  'public bookcase',
+  'public book case',
+  'bookcase',
+  'book case',
+  'bookshelf',
+  'public bookshelf',
+  'book exchange',
+  'book swap',
+  'book box',
+  'free library',
+  'little free library',
+  'little library',
+  'mini library',
+  'give box',
+  'library',
+  'bücherschrank',
+  'offener bücherschrank',
+  'öffentlicher bücherschrank',
+  'bücherregal',
+  'bücherbox',
+  'bücherzelle',
+  'büchertausch',
+  'tauschregal',
+  'boîte à livres',
+  'bibliothèque de rue',
+  'boekenkast',
+  'minibieb',
+  'biblioteca libre',
+  'bookcrossing',
+];
+
+const GENERIC_KEYS = new Set(GENERIC_NAMES.map(comparisonKey));
+
+export function isGenericName(name: string): boolean {
+  return GENERIC_KEYS.has(comparisonKey(name));
+}
+
+type TagValueProblem = 'blank' | 'too_long';
+
+function collapse(value: string): string {
+  return value
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ')
+    .replace(/\s+/gu, ' ')
+    .trim();
+}
+
+function tagValueProblem(cleaned: string): TagValueProblem | null {
+  if (cleaned === '') return 'blank';
+  return [...cleaned].length > MAX_TAG_VALUE_LENGTH ? 'too_long' : null;
+}
+
+/** Trimmed, control characters and line breaks turned to single spaces; null when blank or over the limit. */
+export function cleanTagValue(value: string): string | null {
+  const cleaned = collapse(value);
+  return tagValueProblem(cleaned) === null ? cleaned : null;
+}
+
+const MEDIA_PATH = /\.(?:jpe?g|png|webp|gif|avif|heic|svg|bmp|tiff?)$/i;
+
+/** A public http(s) page: parses, no credentials, not a media file (photos are never sent). */
+export function isPublicWebsite(value: string): boolean {
+  if (/\s/u.test(value)) return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.hostname !== '' &&
+    url.username === '' &&
+    url.password === '' &&
+    !MEDIA_PATH.test(url.pathname)
+  );
+}
+
+export interface NodeMapping {
+  tags: Tags;
+  /** Why a value the library holds is left out (shown in the preview). */
+  warnings: string[];
+}
+
+type Verifiable = 'name' | 'brand' | 'operator' | 'website';
+
+const LABEL: Record<Verifiable, string> = {
+  name: 'Name',
+  brand: 'Brand',
+  operator: 'Operator',
+  website: 'Website',
+};
+
+/**
+ * The node's tags for a library, allowlist only (api-spec "Node mapping (allowlist)"):
+ * amenity=public_bookcase always; name, brand, operator and website only when staff verified them (`verified`),
+ * and name never when AI-generated (aiGeneratedFields has 'name') or generic (GENERIC_NAMES); website only a
+ * public http(s) page; capacity a positive integer; location=indoor only for isIndoor true; wheelchair only
+ * yes/no/limited; lit only when known. Values are trimmed, line breaks and control characters become spaces, and a
+ * value over 255 code points is left out rather than cut (a cut name or URL would be wrong data). Nothing else of
+ * the library is read: description, address, contact, photos, ids, slugs, source and status cannot reach a tag.
+ * Keys come out in NODE_TAG_KEYS order.
+ */
+export function mapNode(library: LibraryFacts, verified: VerifiedValues): NodeMapping {
+  const tags: Tags = { amenity: 'public_bookcase' };
+  const warnings: string[] = [];
+  const aiFields = Array.isArray(library.aiGeneratedFields) ? library.aiGeneratedFields : [];
+
+  const verifiedText = (key: Verifiable, raw: unknown): string | null => {
+    const value = typeof raw === 'string' ? raw : '';
+    if (verified[key] !== true) {
+      if (value.trim() !== '') warnings.push(`${LABEL[key]} left out: not verified by staff.`);
+      return null;
+    }
+    const cleaned = collapse(value);
+    const problem = tagValueProblem(cleaned);
+    if (problem === 'blank') {
+      warnings.push(`${LABEL[key]} marked verified but the library has none.`);
+      return null;
+    }
+    if (problem === 'too_long') {
+      warnings.push(`${LABEL[key]} left out: longer than ${MAX_TAG_VALUE_LENGTH} characters.`);
+      return null;
+    }
+    return cleaned;
+  };
+
+  const name = verifiedText('name', library.name);
+  if (name !== null) {
+    if (aiFields.includes('name')) {
+      warnings.push('Name left out: it was generated by AI, not found on site.');
+    } else if (isGenericName(name)) {
+      warnings.push(`Name left out: "${name}" is a generic description, not a proper name.`);
+    } else {
+      tags.name = name;
+    }
+  }
+
+  if (typeof library.capacity === 'number') {
+    if (Number.isSafeInteger(library.capacity) && library.capacity > 0) {
+      tags.capacity = String(library.capacity);
+    } else {
+      warnings.push('Capacity left out: not a positive whole number.');
+    }
+  }
+
+  if (library.isIndoor === true) tags.location = 'indoor';
+
+  if (
+    library.wheelchairAccessible === 'yes' ||
+    library.wheelchairAccessible === 'no' ||
+    library.wheelchairAccessible === 'limited'
+  ) {
+    tags.wheelchair = library.wheelchairAccessible;
+  }
+
+  if (library.isLit === true) tags.lit = 'yes';
+  else if (library.isLit === false) tags.lit = 'no';
+
+  const brand = verifiedText('brand', library.brand);
+  if (brand !== null) tags.brand = brand;
+
+  const operator = verifiedText('operator', library.operator);
+  if (operator !== null) tags.operator = operator;
+
+  const website = verifiedText('website', library.website);
+  if (website !== null) {
+    if (isPublicWebsite(website)) tags.website = website;
+    else warnings.push('Website left out: not a public http(s) page address.');
+  }
+
+  return { tags, warnings };
+}
+
+export function nodeTags(library: LibraryFacts, verified: VerifiedValues): Tags {
+  return mapNode(library, verified).tags;
+}
+
+export function previewWarnings(library: LibraryFacts, verified: VerifiedValues): string[] {
+  return mapNode(library, verified).warnings;
+}
+
+interface ChangesetCommon {
+  /** `<service_name>/<deployed_version>`, e.g. `bookcase-directory/0.1.0`. */
+  createdBy: string;
+  /** The source wording approved in the import consultation. */
+  source: string;
+  /** MAPDB_PLAN_URL: the public wiki page of the plan. */
+  planUrl: string;
+  /** Contact route named next to the plan (defaults to the plan page itself). */
+  contact?: string;
+  /** review_requested=yes during the monitored rollout. */
+  reviewRequested: boolean;
+  /** Only when the approved data permission names a licence. */
+  sourceLicense?: string;
+  /** Defaults to `yes`; the consultation may ask for another classification. */
+  mechanical?: string;
+}
+
+/**
+ * The comment is either written by the caller (`comment`) or generated from the batch's `area` (e.g. `Berlin, DE`)
+ * and `count` (≥ 1).
+ */
+export type ChangesetInput = ChangesetCommon &
+  (
+    | { comment: string; area?: never; count?: never }
+    | { area: string; count: number; comment?: never }
+  );
+
+export class ChangesetTagError extends Error {
+  readonly code = 'changeset_tags_invalid';
+
+  constructor(detail: string) {
+    super(`Changeset tags cannot be built: ${detail}`);
+    this.name = 'ChangesetTagError';
+  }
+}
+
+function required(field: string, value: unknown): string {
+  const cleaned = typeof value === 'string' ? cleanTagValue(value) : null;
+  if (cleaned === null) {
+    throw new ChangesetTagError(`${field} is blank or longer than ${MAX_TAG_VALUE_LENGTH}`);
+  }
+  return cleaned;
+}
+
+function changesetComment(input: ChangesetInput): string {
+  if (input.comment !== undefined) {
+    const comment = collapse(String(input.comment));
+    if (comment === '') throw new ChangesetTagError('comment is blank');
+    return comment;
+  }
+  const count = input.count;
+  if (!Number.isSafeInteger(count) || count < 1) {
+    throw new ChangesetTagError('count must be a positive whole number');
+  }
+  const area = required('area', input.area);
+  const noun = count === 1 ? 'public bookcase' : 'public bookcases';
+  return `Add ${count} individually reviewed ${noun} submitted by users of the bookcase directory in ${area}`;
+}
+
+function truncate(value: string): string {
+  const points = [...value];
+  return points.length <= MAX_TAG_VALUE_LENGTH
+    ? value
+    : `${points.slice(0, MAX_TAG_VALUE_LENGTH - 1).join('')}…`;
+}
+
+/**
+ * api-spec "Changesets": comment, created_by, source, description (plan URL and contact route), mechanical,
+ * review_requested (only while requested) and source:license (only when given). A blank or over-long required value
+ * throws ChangesetTagError (no changeset without its plan and source); only the comment is shortened (to 255).
+ */
+export function changesetTags(input: ChangesetInput): Tags {
+  if (!/^[\w.-]+\/[\w.+-]+$/.test(input.createdBy ?? '')) {
+    throw new ChangesetTagError('created_by must read <service_name>/<deployed_version>');
+  }
+  const planUrl = required('planUrl', input.planUrl);
+  if (!isPublicWebsite(planUrl)) throw new ChangesetTagError('planUrl must be an http(s) URL');
+  const contact = input.contact === undefined ? null : required('contact', input.contact);
+
+  const tags: Tags = {
+    comment: truncate(changesetComment(input)),
+    created_by: required('createdBy', input.createdBy),
+    source: required('source', input.source),
+    description: required(
+      'description',
+      contact === null
+        ? `Import plan and contact: ${planUrl}`
+        : `Import plan: ${planUrl}; contact: ${contact}`,
+    ),
+    mechanical: input.mechanical === undefined ? 'yes' : required('mechanical', input.mechanical),
+  };
+  if (input.reviewRequested === true) tags.review_requested = 'yes';
+  if (input.sourceLicense !== undefined && input.sourceLicense.trim() !== '') {
+    tags['source:license'] = required('sourceLicense', input.sourceLicense);
+  }
+  return tags;
+}

@@ -1,0 +1,182 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
+import { PaginationMeta, PaginationQueryDto } from '../../common/pagination/pagination.js';
+import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
+import { ToBoolean, ToInt, Trim } from '../../common/validation/transforms.js';
+
+export const CONTRIBUTION_STATUSES = [
+  'unchecked',
+  'no_match',
+  'possible_duplicate',
+  'already_present',
+  'submitting',
+  'contributed',
+  'failed',
+] as const;
+
+export class ContributionListQueryDto extends PaginationQueryDto {
+  @ApiPropertyOptional({ enum: CONTRIBUTION_STATUSES })
+  @IsOptional()
+  @IsIn(CONTRIBUTION_STATUSES)
+  status?: string;
+
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  eligible?: boolean;
+}
+
+/** Which optional values staff verified on site (query for the preview, body for the confirm). */
+export class VerifiedQueryDto {
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  verified_name?: boolean;
+
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  verified_brand?: boolean;
+
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  verified_operator?: boolean;
+
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  verified_website?: boolean;
+}
+
+export class ConfirmDto {
+  @IsOptional()
+  @IsBoolean()
+  verified_name?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  verified_brand?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  verified_operator?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  verified_website?: boolean;
+}
+
+export class ResolveDto {
+  @ApiProperty({ enum: ['same_feature', 'different_feature', 'unclear'] })
+  @IsIn(['same_feature', 'different_feature', 'unclear'])
+  outcome: 'same_feature' | 'different_feature' | 'unclear';
+
+  @ApiPropertyOptional({ enum: ['node', 'way', 'relation'] })
+  @ValidateIf((dto: ResolveDto) => dto.outcome === 'same_feature' || dto.element_type !== undefined)
+  @IsIn(['node', 'way', 'relation'])
+  element_type?: 'node' | 'way' | 'relation';
+
+  @ValidateIf((dto: ResolveDto) => dto.outcome === 'same_feature' || dto.element_id !== undefined)
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  element_id?: number;
+
+  /** Why; required for every outcome (it is the audit record). */
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MinLength(1)
+  @MaxLength(1000)
+  @MaxChars(1000)
+  reason: string;
+}
+
+export class UserRefDto {
+  id: number;
+  username: string;
+}
+
+export class BlockerDto {
+  code: string;
+  message: string;
+}
+
+export class ContributionLibraryDto {
+  id: number;
+  slug: string;
+  name: string;
+  city: string;
+  country: string;
+  status: string;
+  mapdb_submission_allowed: boolean;
+}
+
+export class ContributionEventDto {
+  type: string;
+  outcome: string;
+  @ApiProperty({ type: UserRefDto, nullable: true })
+  actor: UserRefDto | null;
+  attempt_key: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  details: Record<string, unknown>;
+  created_at: string;
+}
+
+export class ContributionRecordResponse {
+  library: ContributionLibraryDto;
+  @ApiProperty({ enum: CONTRIBUTION_STATUSES })
+  status: string;
+  checked_at: string | null;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true } })
+  duplicate_candidates: unknown[];
+  @ApiProperty({ enum: ['node', 'way', 'relation'], nullable: true })
+  mapdb_element_type: string | null;
+  mapdb_element_id: number | null;
+  changeset_id: number | null;
+  contributed_at: string | null;
+  @ApiProperty({ type: UserRefDto, nullable: true })
+  contributed_by: UserRefDto | null;
+  last_attempt_key: string | null;
+  last_error_code: string;
+  last_error_message: string;
+  eligible: boolean;
+  @ApiProperty({ type: [BlockerDto] })
+  blockers: BlockerDto[];
+  @ApiProperty({ type: [ContributionEventDto] })
+  events: ContributionEventDto[];
+}
+
+export class ContributionPageResponse {
+  @ApiProperty({ type: [ContributionRecordResponse] })
+  items: ContributionRecordResponse[];
+  pagination: PaginationMeta;
+}
+
+export class PreviewNodeDto {
+  lat: number;
+  lon: number;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  tags: Record<string, string>;
+}
+
+export class PreviewResponse {
+  eligible: boolean;
+  @ApiProperty({ type: [BlockerDto] })
+  blockers: BlockerDto[];
+  warnings: string[];
+  node: PreviewNodeDto;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
+  changeset_tags: Record<string, string>;
+}

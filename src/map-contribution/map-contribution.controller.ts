@@ -1,0 +1,122 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { AuthUser } from '../common/auth/auth-user.js';
+import { CurrentUser, StaffOnly } from '../common/auth/auth.decorators.js';
+import type { Page } from '../common/pagination/pagination.js';
+import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
+import {
+  ConfirmDto,
+  ContributionListQueryDto,
+  ContributionPageResponse,
+  ContributionRecordResponse,
+  PreviewResponse,
+  ResolveDto,
+  VerifiedQueryDto,
+} from './dto/map-contribution.dto.js';
+import { MapContributionService } from './map-contribution.service.js';
+
+const actorOf = (user: AuthUser) => ({ id: user.id, username: user.username });
+
+/** Staff-only map contribution actions (decisions §6). Every write is a deliberate, confirmed staff action. */
+@ApiTags('map contribution (staff)')
+@StaffOnly()
+@Controller('admin/map-contributions')
+export class MapContributionController {
+  constructor(private readonly contributions: MapContributionService) {}
+
+  /** Contribution records, filtered by state and eligibility. */
+  @Get()
+  @RateLimit('read')
+  @ApiOkResponse({ type: ContributionPageResponse })
+  list(@Query() query: ContributionListQueryDto): Promise<Page<ContributionRecordResponse>> {
+    return this.contributions.list(query);
+  }
+
+  /** One record with every failing eligibility condition and its audit history. */
+  @Get(':slug')
+  @RateLimit('read')
+  @ApiOkResponse({ type: ContributionRecordResponse })
+  detail(@Param('slug') slug: string): Promise<ContributionRecordResponse> {
+    return this.contributions.detail(slug);
+  }
+
+  /** Run the duplicate check against current map data (read-only). */
+  @Post(':slug/check')
+  @HttpCode(200)
+  @RateLimit('write')
+  @ApiOkResponse({ type: ContributionRecordResponse })
+  check(
+    @CurrentUser() user: AuthUser,
+    @Param('slug') slug: string,
+  ): Promise<ContributionRecordResponse> {
+    return this.contributions.check(slug, actorOf(user));
+  }
+
+  /** Record the resolution of a possible duplicate. */
+  @Post(':slug/resolve')
+  @HttpCode(200)
+  @RateLimit('write')
+  @ApiOkResponse({ type: ContributionRecordResponse })
+  resolve(
+    @CurrentUser() user: AuthUser,
+    @Param('slug') slug: string,
+    @Body() body: ResolveDto,
+  ): Promise<ContributionRecordResponse> {
+    return this.contributions.resolve(slug, actorOf(user), body);
+  }
+
+  /** The exact node and changeset tags a confirm would send with the same verification flags. */
+  @Get(':slug/preview')
+  @RateLimit('read')
+  @ApiOkResponse({ type: PreviewResponse })
+  preview(@Param('slug') slug: string, @Query() query: VerifiedQueryDto): Promise<PreviewResponse> {
+    return this.contributions.preview(slug, {
+      name: query.verified_name ?? false,
+      brand: query.verified_brand ?? false,
+      operator: query.verified_operator ?? false,
+      website: query.verified_website ?? false,
+    });
+  }
+
+  /** The confirmed write (behind the kill switch). Refusals are 409 with details.blockers. */
+  @Post(':slug/confirm')
+  @HttpCode(200)
+  @RateLimit('write')
+  @ApiOkResponse({ type: ContributionRecordResponse })
+  confirm(
+    @CurrentUser() user: AuthUser,
+    @Param('slug') slug: string,
+    @Body() body: ConfirmDto,
+  ): Promise<ContributionRecordResponse> {
+    return this.contributions.confirm(slug, actorOf(user), {
+      name: body.verified_name ?? false,
+      brand: body.verified_brand ?? false,
+      operator: body.verified_operator ?? false,
+      website: body.verified_website ?? false,
+    });
+  }
+
+  /** After a failed or ambiguous write: read the recorded changeset and link what it holds. Creates nothing. */
+  @Post(':slug/reconcile')
+  @HttpCode(200)
+  @RateLimit('write')
+  @ApiOkResponse({ type: ContributionRecordResponse })
+  reconcile(
+    @CurrentUser() user: AuthUser,
+    @Param('slug') slug: string,
+  ): Promise<ContributionRecordResponse> {
+    return this.contributions.reconcile(slug, actorOf(user));
+  }
+
+  /** Withdraw the submitter's permission (true → false only). */
+  @Post(':slug/withdraw')
+  @HttpCode(200)
+  @RateLimit('write')
+  @ApiOkResponse({ type: ContributionRecordResponse })
+  withdraw(
+    @CurrentUser() user: AuthUser,
+    @Param('slug') slug: string,
+  ): Promise<ContributionRecordResponse> {
+    return this.contributions.withdraw(slug, actorOf(user));
+  }
+}

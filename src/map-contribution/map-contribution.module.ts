@@ -1,0 +1,46 @@
+import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config.js';
+import { MapApiClient } from './adapters/map-api.client.js';
+import { MapQueryClient } from './adapters/map-query.client.js';
+import { MapContributionController } from './map-contribution.controller.js';
+import { MapContributionRepository } from './map-contribution.repository.js';
+import {
+  MAP_API_CLIENT,
+  MAP_QUERY_CLIENT,
+  MapContributionService,
+} from './map-contribution.service.js';
+import { WriteGatesService } from './write-gates.js';
+
+/**
+ * Staff-only map contribution. Imported by AppModule alone: no other module may reach it (lint rule
+ * `no-restricted-imports` and the before-stop check enforce that).
+ */
+@Module({
+  controllers: [MapContributionController],
+  providers: [
+    MapContributionRepository,
+    WriteGatesService,
+    MapContributionService,
+    {
+      provide: MAP_QUERY_CLIENT,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) =>
+        config.mapdb.queryUrl
+          ? new MapQueryClient({ url: config.mapdb.queryUrl, userAgent: config.mapdb.userAgent })
+          : null,
+    },
+    {
+      provide: MAP_API_CLIENT,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) =>
+        config.mapdb.apiBaseUrl && config.mapdb.oauthAccessToken
+          ? new MapApiClient({
+              baseUrl: config.mapdb.apiBaseUrl,
+              token: config.mapdb.oauthAccessToken,
+              userAgent: config.mapdb.userAgent,
+            })
+          : null,
+    },
+  ],
+})
+export class MapContributionModule {}

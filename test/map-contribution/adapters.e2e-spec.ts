@@ -1,0 +1,709 @@
+/**
+ * The map-contribution adapters (Overpass-style query client, API 0.6 client) against the loopback fake map
+ * server. No application and no database: plain clients over real HTTP. Waiting is injected (`sleep`), and the
+ * only real time spent is in the short per-attempt timeouts of the timeout tests.
+ */
+import {
+  MapApiClient,
+  MapApiError,
+  type MapApiClientOptions,
+} from '../../src/map-contribution/adapters/map-api.client.js';
+import {
+  MapQueryClient,
+  MapQueryError,
+  type MapQueryClientOptions,
+} from '../../src/map-contribution/adapters/map-query.client.js';
+import { FakeMapServer } from '../support/fake-map-server.js';
+
+const TOKEN = 'secret-token-4b1d';
+const USER_AGENT = 'bookcase-directory/0.1.0 (+https://bookcases.example/contact)';
+const LAT = 52.52;
+const LNG = 13.405;
+/** Degrees of latitude per metre on the mean Earth sphere. */
+const DEG_PER_M = 180 / (Math.PI * 6_371_008.8);
+
+const fake = new FakeMapServer({ token: TOKEN });
+let sleeps: number[];
+
+beforeAll(async () => {
+  await fake.start();
+});
+
+afterAll(async () => {
+  await fake.stop();
+});
+
+beforeEach(() => {
+  fake.reset();
+  fake.token = TOKEN;
+  fake.permissions = ['allow_read_prefs', 'allow_write_api'];
+  fake.maxChangesetElements = 10_000;
+  sleeps = [];
+});
+
+function queryClient(options: Partial<MapQueryClientOptions> = {}): MapQueryClient {
+  return new MapQueryClient({
+    url: fake.queryUrl,
+    userAgent: USER_AGENT,
+    timeoutMs: 2_000,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    ...options,
+  });
+}
+
+function apiClient(options: Partial<MapApiClientOptions> = {}): MapApiClient {
+  return new MapApiClient({
+    baseUrl: fake.url,
+    token: TOKEN,
+    userAgent: USER_AGENT,
+    timeoutMs: 2_000,
+    ...options,
+  });
+}
+
+async function caught<E extends Error>(promise: Promise<unknown>): Promise<E> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as E;
+  }
+  throw new Error('expected a rejection');
+}
+
+const BOOKCASE = { amenity: 'public_bookcase' };
+
+describe('MapQueryClient', () => {
+  it('asks for bookcases, libraries, give boxes, book shops and brand/operator carriers, without the token', async () => {
+    await queryClient().findNear(LAT, LNG, 100);
+
+    const [request] = fake.requestsTo('query');
+    expect(request.method).toBe('POST');
+    expect(request.headers['content-type']).toMatch(/^application\/x-www-form-urlencoded/);
+    expect(request.headers['user-agent']).toBe(USER_AGENT);
+    expect(request.authorization).toBe('absent');
+    const query = new URLSearchParams(request.body).get('data');
+    const around = '(around:100,52.5200000,13.4050000)';
+    expect(query).toBe(
+      [
+        '[out:json][timeout:2];',
+        '(',
+        `  nwr${around}["amenity"="public_bookcase"];`,
+        `  nwr${around}["amenity"="library"];`,
+        `  nwr${around}["amenity"="give_box"];`,
+        `  nwr${around}["shop"="books"];`,
+        `  nwr${around}["brand"];`,
+        `  nwr${around}["operator"];`,
+        ');',
+        'out center tags;',
+      ].join('\n'),
+    );
+  });
+
+  it('returns nodes, ways and relations nearest first, measured to the node or the center', async () => {
+    fake.seedQuery(
+      { type: 'way', id: 20, lat: LAT + 60 * DEG_PER_M, lon: LNG, tags: { shop: 'books' } },
+      { type: 'node', id: 10, lat: LAT + 30 * DEG_PER_M, lon: LNG, tags: { ...BOOKCASE } },
+      {
+        type: 'relation',
+        id: 30,
+        lat: LAT - 80 * DEG_PER_M,
+        lon: LNG,
+        tags: { operator: 'Stadt' },
+      },
+      { type: 'node', id: 11, lat: LAT, lon: LNG, tags: { amenity: 'give_box', name: 'Box' } },
+      { type: 'node', id: 12, lat: LAT + 150 * DEG_PER_M, lon: LNG, tags: { ...BOOKCASE } },
+      { type: 'node', id: 13, lat: LAT + 5 * DEG_PER_M, lon: LNG, tags: { amenity: 'bench' } },
+    );
+
+    const candidates = await queryClient().findNear(LAT, LNG, 100);
+
+    expect(candidates.map(({ type, id }) => `${type}/${id}`)).toEqual([
+      'node/11',
+      'node/10',
+      'way/20',
+      'relation/30',
+    ]);
+    const distances = candidates.map((candidate) => candidate.distanceMeters);
+    [0, 30, 60, 80].forEach((metres, index) => expect(distances[index]).toBeCloseTo(metres, 3));
+    expect(candidates[2]).toEqual({
+      type: 'way',
+      id: 20,
+      lat: LAT + 60 * DEG_PER_M,
+      lon: LNG,
+      tags: { shop: 'books' },
+      distanceMeters: distances[2],
+    });
+    expect(candidates[0].tags).toEqual({ amenity: 'give_box', name: 'Box' });
+  });
+
+  it('measures east-west distances on the sphere and reads elements without tags as untagged', async () => {
+    const east = (40 * DEG_PER_M) / Math.cos((LAT * Math.PI) / 180);
+    fake.script('query', {
+      kind: 'status',
+      status: 200,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        version: 0.6,
+        elements: [
+          { type: 'way', id: 7, center: { lat: LAT, lon: LNG + east } },
+          { type: 'node', id: 8, lat: LAT, lon: LNG, tags: { brand: 'Bücherschrank' } },
+          { type: 'node', id: 8, lat: LAT, lon: LNG, tags: { brand: 'Bücherschrank' } },
+        ],
+      }),
+    });
+
+    const candidates = await queryClient().findNear(LAT, LNG, 100);
+
+    expect(candidates.map(({ type, id, tags }) => ({ type, id, tags }))).toEqual([
+      { type: 'node', id: 8, tags: { brand: 'Bücherschrank' } },
+      { type: 'way', id: 7, tags: {} },
+    ]);
+    expect(candidates[1].distanceMeters).toBeCloseTo(40, 1);
+  });
+
+  it('keeps a `__proto__` tag an ordinary tag', async () => {
+    fake.script('query', {
+      kind: 'malformed',
+      body: '{"elements":[{"type":"node","id":1,"lat":1,"lon":2,"tags":{"__proto__":"x","name":"n"}}]}',
+    });
+
+    const [candidate] = await queryClient().findNear(1, 2, 100);
+
+    expect(Object.entries(candidate.tags)).toEqual([
+      ['__proto__', 'x'],
+      ['name', 'n'],
+    ]);
+  });
+
+  it('makes at most three attempts with a bounded exponential backoff', async () => {
+    fake.script('query', { kind: 'status', status: 503, body: 'overloaded' }, Infinity);
+
+    const error = await caught<MapQueryError>(queryClient().findNear(LAT, LNG, 100));
+
+    expect(error).toBeInstanceOf(MapQueryError);
+    expect(error.code).toBe('http_503');
+    expect(error.attempts).toBe(3);
+    expect(fake.requestsTo('query')).toHaveLength(3);
+    expect(sleeps).toEqual([500, 1000]);
+  });
+
+  it('caps the backoff and never exceeds three attempts, whatever it is configured with', async () => {
+    fake.script('query', { kind: 'status', status: 504 }, Infinity);
+
+    const error = await caught<MapQueryError>(
+      queryClient({ maxAttempts: 10, backoffBaseMs: 800, backoffMaxMs: 1000 }).findNear(
+        LAT,
+        LNG,
+        100,
+      ),
+    );
+
+    expect(error.code).toBe('http_504');
+    expect(fake.requestsTo('query')).toHaveLength(3);
+    expect(sleeps).toEqual([800, 1000]);
+  });
+
+  it('succeeds on a later attempt after a transient failure', async () => {
+    fake.seedQuery({ type: 'node', id: 1, lat: LAT, lon: LNG, tags: BOOKCASE });
+    fake.script('query', { kind: 'status', status: 502 });
+    fake.script('query', { kind: 'close' });
+
+    const candidates = await queryClient().findNear(LAT, LNG, 100);
+
+    expect(candidates.map((candidate) => candidate.id)).toEqual([1]);
+    expect(fake.requestsTo('query')).toHaveLength(3);
+    expect(sleeps).toEqual([500, 1000]);
+  });
+
+  it('honours Retry-After on 429, in seconds or as an HTTP date', async () => {
+    const now = Date.parse('2026-05-01T12:00:00Z');
+    fake.script('query', { kind: 'rate_limited', retryAfter: '7' });
+    fake.script('query', {
+      kind: 'rate_limited',
+      retryAfter: new Date(now + 12_000).toUTCString(),
+    });
+
+    await queryClient({ now: () => now }).findNear(LAT, LNG, 100);
+
+    expect(sleeps).toEqual([7_000, 12_000]);
+    expect(fake.requestsTo('query')).toHaveLength(3);
+  });
+
+  it('fails as rate_limited at once when Retry-After is beyond the ceiling', async () => {
+    fake.script('query', { kind: 'rate_limited', retryAfter: '120' });
+
+    const error = await caught<MapQueryError>(queryClient().findNear(LAT, LNG, 100));
+
+    expect(error.code).toBe('rate_limited');
+    expect(error.attempts).toBe(1);
+    expect(sleeps).toEqual([]);
+    expect(fake.requestsTo('query')).toHaveLength(1);
+  });
+
+  it('fails as rate_limited when every attempt is refused', async () => {
+    fake.script('query', { kind: 'rate_limited', retryAfter: '1' }, Infinity);
+
+    const error = await caught<MapQueryError>(queryClient().findNear(LAT, LNG, 100));
+
+    expect(error.code).toBe('rate_limited');
+    expect(sleeps).toEqual([1000, 1000]);
+    expect(fake.requestsTo('query')).toHaveLength(3);
+  });
+
+  it('bounds every attempt with its timeout', async () => {
+    fake.script('query', { kind: 'hang' }, Infinity);
+    const started = Date.now();
+
+    const error = await caught<MapQueryError>(
+      queryClient({ timeoutMs: 150 }).findNear(LAT, LNG, 100),
+    );
+
+    expect(error.code).toBe('timeout');
+    expect(fake.requestsTo('query')).toHaveLength(3);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('times out an answer that comes too late', async () => {
+    fake.script('query', { kind: 'delay', ms: 1_000 }, Infinity);
+
+    const error = await caught<MapQueryError>(
+      queryClient({ timeoutMs: 100, maxAttempts: 1 }).findNear(LAT, LNG, 100),
+    );
+
+    expect(error.code).toBe('timeout');
+    expect(fake.requestsTo('query')).toHaveLength(1);
+  });
+
+  it('reports a dropped connection as network_error after three attempts', async () => {
+    fake.script('query', { kind: 'close' }, Infinity);
+
+    const error = await caught<MapQueryError>(queryClient().findNear(LAT, LNG, 100));
+
+    expect(error.code).toBe('network_error');
+    expect(fake.requestsTo('query')).toHaveLength(3);
+  });
+
+  it.each([
+    ['not JSON', '{"elements": ['],
+    ['an HTML page', '<html><body>error</body></html>'],
+    ['no elements array', '{"version":0.6}'],
+    ['a way without center', '{"elements":[{"type":"way","id":1,"tags":{}}]}'],
+    ['a string id', '{"elements":[{"type":"node","id":"1","lat":1,"lon":2}]}'],
+    ['an unknown type', '{"elements":[{"type":"area","id":1,"lat":1,"lon":2}]}'],
+    ['a latitude out of range', '{"elements":[{"type":"node","id":1,"lat":91,"lon":2}]}'],
+    ['a numeric tag', '{"elements":[{"type":"node","id":1,"lat":1,"lon":2,"tags":{"a":1}}]}'],
+  ])('refuses an answer with %s as malformed_response, without retrying', async (_, body) => {
+    fake.script('query', { kind: 'malformed', body });
+
+    const error = await caught<MapQueryError>(queryClient().findNear(LAT, LNG, 100));
+
+    expect(error.code).toBe('malformed_response');
+    expect(fake.requestsTo('query')).toHaveLength(1);
+  });
+
+  it('refuses an answer over the size limit as malformed_response', async () => {
+    fake.seedQuery({
+      type: 'node',
+      id: 1,
+      lat: LAT,
+      lon: LNG,
+      tags: { ...BOOKCASE, name: 'x'.repeat(500) },
+    });
+
+    const error = await caught<MapQueryError>(
+      queryClient({ maxResponseBytes: 300 }).findNear(LAT, LNG, 100),
+    );
+
+    expect(error.code).toBe('malformed_response');
+  });
+
+  it('treats an interpreter runtime error as incomplete and retries it', async () => {
+    const partial = JSON.stringify({
+      elements: [],
+      remark: 'runtime error: Query timed out in "query" at line 3 after 2 seconds.',
+    });
+    fake.script('query', { kind: 'malformed', body: partial }, Infinity);
+
+    const error = await caught<MapQueryError>(queryClient().findNear(LAT, LNG, 100));
+
+    expect(error.code).toBe('incomplete_response');
+    expect(fake.requestsTo('query')).toHaveLength(3);
+  });
+
+  it('does not retry a definite client error and keeps bodies out of the message', async () => {
+    fake.script('query', { kind: 'status', status: 400, body: 'parse error near SECRET-BODY' });
+
+    const error = await caught<MapQueryError>(queryClient().findNear(LAT, LNG, 100));
+
+    expect(error.code).toBe('http_400');
+    expect(error.message).toBe('map query failed (http_400) after 1 attempt');
+    expect(fake.requestsTo('query')).toHaveLength(1);
+  });
+
+  it('refuses impossible arguments without a request', async () => {
+    await expect(queryClient().findNear(91, 0, 100)).rejects.toThrow(RangeError);
+    await expect(queryClient().findNear(0, 0, 0)).rejects.toThrow(RangeError);
+    expect(fake.requests).toHaveLength(0);
+  });
+});
+
+describe('MapApiClient', () => {
+  const CHANGESET_TAGS = {
+    comment: 'Add reviewed public bookcase "Lindenweg" <Kreuzberg> & more',
+    created_by: 'bookcase-directory/0.1.0',
+    source: "individually reviewed user submission; 'survey'",
+    description: 'https://wiki.example.org/Import/Bookcases',
+    mechanical: 'yes',
+    review_requested: 'yes',
+  };
+  const NODE_TAGS = { amenity: 'public_bookcase', name: 'Bücher & Co', capacity: '40' };
+
+  it('sends the bearer token and the User-Agent on every call', async () => {
+    const client = apiClient();
+    await client.permissions();
+    await client.capabilities();
+    const changeset = await client.createChangeset(CHANGESET_TAGS);
+    await client.createNode(changeset, LAT, LNG, NODE_TAGS);
+    await client.closeChangeset(changeset);
+    await client.downloadChangeset(changeset);
+
+    expect(fake.requests).toHaveLength(7);
+    for (const request of fake.requests) {
+      expect(request.authorization).toBe('valid');
+      expect(request.headers['user-agent']).toBe(USER_AGENT);
+    }
+  });
+
+  it('reads the write permission from XML or JSON', async () => {
+    expect(await apiClient().permissions()).toEqual({
+      allowWriteApi: true,
+      permissions: ['allow_read_prefs', 'allow_write_api'],
+    });
+
+    fake.permissions = ['allow_read_prefs'];
+    expect((await apiClient().permissions()).allowWriteApi).toBe(false);
+
+    fake.script('permissions', {
+      kind: 'status',
+      status: 200,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"version":"0.6","permissions":["allow_write_api"]}',
+    });
+    expect(await apiClient().permissions()).toEqual({
+      allowWriteApi: true,
+      permissions: ['allow_write_api'],
+    });
+  });
+
+  it('parses the capabilities', async () => {
+    fake.maxChangesetElements = 50;
+
+    expect(await apiClient().capabilities()).toEqual({
+      versionMinimum: '0.6',
+      versionMaximum: '0.6',
+      changesetMaximumElements: 50,
+      waynodesMaximum: 2000,
+      relationMembersMaximum: 32000,
+      areaMaximum: 0.25,
+      timeoutSeconds: 300,
+      status: { database: 'online', api: 'online', gpx: 'online' },
+    });
+    expect(fake.requestsTo('capabilities')[0].path).toBe('/api/capabilities');
+  });
+
+  it('creates a changeset with exactly the given tags, escaped', async () => {
+    const id = await apiClient().createChangeset(CHANGESET_TAGS);
+
+    const [request] = fake.requestsTo('changeset.create');
+    expect(request.method).toBe('PUT');
+    expect(request.path).toBe('/api/0.6/changeset/create');
+    expect(request.headers['content-type']).toBe('text/xml; charset=utf-8');
+    expect(request.body).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<osm><changeset>' +
+        '<tag k="comment" v="Add reviewed public bookcase &quot;Lindenweg&quot; &lt;Kreuzberg&gt; &amp; more"/>' +
+        '<tag k="created_by" v="bookcase-directory/0.1.0"/>' +
+        '<tag k="source" v="individually reviewed user submission; &apos;survey&apos;"/>' +
+        '<tag k="description" v="https://wiki.example.org/Import/Bookcases"/>' +
+        '<tag k="mechanical" v="yes"/>' +
+        '<tag k="review_requested" v="yes"/>' +
+        '</changeset></osm>',
+    );
+    expect(fake.changesets.get(id)).toMatchObject({ tags: CHANGESET_TAGS, open: true });
+  });
+
+  it('round-trips a `__proto__` key as an ordinary tag', async () => {
+    const client = apiClient();
+    const tags = Object.fromEntries([['__proto__', 'odd'], ...Object.entries(CHANGESET_TAGS)]);
+    const changeset = await client.createChangeset(tags);
+
+    expect(fake.requestsTo('changeset.create')[0].body).toContain('<tag k="__proto__" v="odd"/>');
+    expect(Object.entries((await client.showChangeset(changeset)).tags)).toEqual(
+      Object.entries(tags),
+    );
+  });
+
+  it('creates a node with exactly the position and tags, by POST /api/0.6/nodes', async () => {
+    const client = apiClient();
+    const changeset = await client.createChangeset(CHANGESET_TAGS);
+
+    const id = await client.createNode(changeset, 52.5200001234, -0.00000001, NODE_TAGS);
+
+    const [request] = fake.requestsTo('node.create');
+    expect(`${request.method} ${request.path}`).toBe('POST /api/0.6/nodes');
+    expect(request.body).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<osm>' +
+        `<node changeset="${changeset}" lat="52.5200001" lon="0.0000000">` +
+        '<tag k="amenity" v="public_bookcase"/><tag k="name" v="Bücher &amp; Co"/>' +
+        '<tag k="capacity" v="40"/></node></osm>',
+    );
+    expect(fake.nodes.get(id)).toEqual({
+      id,
+      changesetId: changeset,
+      lat: 52.5200001,
+      lon: 0,
+      tags: NODE_TAGS,
+    });
+  });
+
+  it('can create the node the API 0.6 way, by PUT /api/0.6/node/create', async () => {
+    const client = apiClient({ nodeCreateCall: 'PUT /api/0.6/node/create' });
+    const changeset = await client.createChangeset(CHANGESET_TAGS);
+
+    const id = await client.createNode(changeset, LAT, LNG, NODE_TAGS);
+
+    const [request] = fake.requestsTo('node.create');
+    expect(`${request.method} ${request.path}`).toBe('PUT /api/0.6/node/create');
+    expect(fake.nodes.get(id)?.tags).toEqual(NODE_TAGS);
+  });
+
+  it('uploads a same-area batch as one osmChange and maps placeholders to ids', async () => {
+    const client = apiClient();
+    const changeset = await client.createChangeset(CHANGESET_TAGS);
+
+    const ids = await client.uploadDiff(changeset, [
+      { placeholderId: -1, lat: LAT, lon: LNG, tags: BOOKCASE },
+      { placeholderId: -2, lat: LAT + 0.001, lon: LNG, tags: { ...BOOKCASE, lit: 'yes' } },
+    ]);
+
+    const [request] = fake.requestsTo('changeset.upload');
+    expect(`${request.method} ${request.path}`).toBe(`POST /api/0.6/changeset/${changeset}/upload`);
+    expect(request.body).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<osmChange version="0.6"><create>' +
+        `<node id="-1" changeset="${changeset}" lat="52.5200000" lon="13.4050000">` +
+        '<tag k="amenity" v="public_bookcase"/></node>' +
+        `<node id="-2" changeset="${changeset}" lat="52.5210000" lon="13.4050000">` +
+        '<tag k="amenity" v="public_bookcase"/><tag k="lit" v="yes"/></node>' +
+        '</create></osmChange>',
+    );
+    expect([...ids.keys()]).toEqual([-1, -2]);
+    expect(fake.nodes.get(ids.get(-2)!)).toMatchObject({ lat: 52.521, tags: { lit: 'yes' } });
+    expect(fake.changesets.get(changeset)?.nodeIds).toEqual([ids.get(-1), ids.get(-2)]);
+  });
+
+  it('downloads what a changeset created, and whether it is open', async () => {
+    const client = apiClient();
+    const changeset = await client.createChangeset(CHANGESET_TAGS);
+    const node = await client.createNode(changeset, LAT, LNG, NODE_TAGS);
+
+    expect(await client.downloadChangeset(changeset)).toEqual({
+      id: changeset,
+      open: true,
+      tags: CHANGESET_TAGS,
+      created: [{ type: 'node', id: node, lat: LAT, lon: LNG, tags: NODE_TAGS }],
+      otherChanges: [],
+    });
+
+    await client.closeChangeset(changeset);
+    expect(fake.changesets.get(changeset)?.open).toBe(false);
+    expect(await client.downloadChangeset(changeset)).toMatchObject({ open: false });
+  });
+
+  it('downloads an empty changeset as having created nothing', async () => {
+    const client = apiClient();
+    const changeset = await client.createChangeset(CHANGESET_TAGS);
+
+    expect(await client.downloadChangeset(changeset)).toMatchObject({ open: true, created: [] });
+  });
+
+  it('never retries a write that timed out: ambiguous, one request', async () => {
+    const client = apiClient({ timeoutMs: 200 });
+    const changeset = await client.createChangeset(CHANGESET_TAGS);
+    fake.script('node.create', { kind: 'hang' });
+
+    const error = await caught<MapApiError>(client.createNode(changeset, LAT, LNG, NODE_TAGS));
+
+    expect(error).toBeInstanceOf(MapApiError);
+    expect(error).toMatchObject({ code: 'ambiguous', operation: 'node_create', status: null });
+    expect(error.message).toBe(
+      'map API node_create failed (ambiguous): outcome unknown, reconcile before any retry',
+    );
+    expect(fake.requestsTo('node.create')).toHaveLength(1);
+  });
+
+  it('never retries a write whose connection closed: ambiguous, one request', async () => {
+    const client = apiClient();
+    fake.script('changeset.create', { kind: 'close' });
+
+    const error = await caught<MapApiError>(client.createChangeset(CHANGESET_TAGS));
+
+    expect(error.code).toBe('ambiguous');
+    expect(fake.requestsTo('changeset.create')).toHaveLength(1);
+    expect(fake.changesets.size).toBe(0);
+  });
+
+  it('treats a 5xx to a write as ambiguous (the write may have happened), without retrying', async () => {
+    const client = apiClient();
+    const changeset = await client.createChangeset(CHANGESET_TAGS);
+    fake.script('node.create', { kind: 'write_then_status', status: 502 });
+
+    const error = await caught<MapApiError>(client.createNode(changeset, LAT, LNG, NODE_TAGS));
+
+    expect(error).toMatchObject({ code: 'ambiguous', status: 502 });
+    expect(fake.requestsTo('node.create')).toHaveLength(1);
+    expect(fake.nodes.size).toBe(1);
+  });
+
+  it('reports a lost answer after the write as ambiguous, and reconciliation finds the node', async () => {
+    const client = apiClient();
+    const changeset = await client.createChangeset(CHANGESET_TAGS);
+    fake.script('node.create', { kind: 'write_then_drop' });
+
+    const error = await caught<MapApiError>(client.createNode(changeset, LAT, LNG, NODE_TAGS));
+
+    expect(error.code).toBe('ambiguous');
+    expect(fake.requestsTo('node.create')).toHaveLength(1);
+    const [node] = [...fake.nodes.values()];
+    expect(node).toMatchObject({ changesetId: changeset, tags: NODE_TAGS });
+    const contents = await client.downloadChangeset(changeset);
+    expect(contents.created).toEqual([
+      { type: 'node', id: node.id, lat: LAT, lon: LNG, tags: NODE_TAGS },
+    ]);
+    expect(contents.open).toBe(true);
+  });
+
+  it('reports a diff upload whose answer was lost as ambiguous', async () => {
+    const client = apiClient();
+    const changeset = await client.createChangeset(CHANGESET_TAGS);
+    fake.script('changeset.upload', { kind: 'write_then_drop' });
+
+    const error = await caught<MapApiError>(
+      client.uploadDiff(changeset, [{ placeholderId: -1, lat: LAT, lon: LNG, tags: BOOKCASE }]),
+    );
+
+    expect(error).toMatchObject({ code: 'ambiguous', operation: 'diff_upload' });
+    expect(fake.nodes.size).toBe(1);
+    expect(fake.requestsTo('changeset.upload')).toHaveLength(1);
+  });
+
+  it('reports a 2xx with an unreadable body to a write as ambiguous', async () => {
+    fake.script('changeset.create', { kind: 'malformed', body: 'created!' });
+
+    const error = await caught<MapApiError>(apiClient().createChangeset(CHANGESET_TAGS));
+
+    expect(error).toMatchObject({ code: 'ambiguous', status: 200 });
+  });
+
+  it('answers 401 as unauthorized, for reads and writes, and never shows the token', async () => {
+    const client = apiClient({ token: 'revoked-token-9f' });
+
+    const read = await caught<MapApiError>(client.permissions());
+    const write = await caught<MapApiError>(client.createChangeset(CHANGESET_TAGS));
+
+    expect(read).toMatchObject({ code: 'unauthorized', status: 401 });
+    expect(write).toMatchObject({ code: 'unauthorized', status: 401 });
+    expect(fake.requests.map((request) => request.authorization)).toEqual(['invalid', 'invalid']);
+    expect(fake.changesets.size).toBe(0);
+    for (const error of [read, write]) {
+      expect(`${error.message} ${JSON.stringify(error)} ${error.stack}`).not.toContain('revoked');
+    }
+  });
+
+  it('answers 403 as forbidden and other definite refusals as rejected', async () => {
+    const client = apiClient();
+    fake.script('changeset.create', { kind: 'status', status: 403, body: 'blocked' });
+    expect(await caught(client.createChangeset(CHANGESET_TAGS))).toMatchObject({
+      code: 'forbidden',
+      status: 403,
+    });
+
+    const changeset = await client.createChangeset(CHANGESET_TAGS);
+    await client.closeChangeset(changeset);
+    expect(await caught(client.createNode(changeset, LAT, LNG, NODE_TAGS))).toMatchObject({
+      code: 'rejected',
+      status: 409,
+    });
+    expect(await caught(client.closeChangeset(changeset))).toMatchObject({
+      code: 'rejected',
+      status: 409,
+      operation: 'changeset_close',
+    });
+    expect(await caught(client.downloadChangeset(99))).toMatchObject({
+      code: 'rejected',
+      status: 404,
+    });
+    fake.script('changeset.create', { kind: 'rate_limited', retryAfter: '60' });
+    expect(await caught(client.createChangeset(CHANGESET_TAGS))).toMatchObject({
+      code: 'rejected',
+      status: 429,
+    });
+    expect(fake.nodes.size).toBe(0);
+  });
+
+  it('reports read failures as server_error, timeout or malformed_response', async () => {
+    const client = apiClient({ timeoutMs: 150 });
+    fake.script('capabilities', { kind: 'status', status: 503, body: 'SECRET-BODY' });
+    const server = await caught<MapApiError>(client.capabilities());
+    expect(server).toMatchObject({ code: 'server_error', status: 503 });
+    expect(server.message).not.toContain('SECRET');
+
+    fake.script('permissions', { kind: 'hang' });
+    expect(await caught(client.permissions())).toMatchObject({ code: 'timeout' });
+
+    fake.script('capabilities', { kind: 'malformed', body: '<osm><api></osm>' });
+    expect(await caught(client.capabilities())).toMatchObject({ code: 'malformed_response' });
+
+    fake.script('capabilities', { kind: 'malformed', body: '<osm><api/></osm>' });
+    expect(await caught(client.capabilities())).toMatchObject({ code: 'malformed_response' });
+
+    fake.script('changeset.show', { kind: 'malformed', body: '<osm><changeset id="5"/></osm>' });
+    expect(await caught(client.downloadChangeset(5))).toMatchObject({
+      code: 'malformed_response',
+      operation: 'changeset_show',
+    });
+    expect(fake.requests).toHaveLength(5);
+  });
+
+  it('performs a held write only once released (for tests that need overlapping calls)', async () => {
+    const client = apiClient();
+    const changeset = await client.createChangeset(CHANGESET_TAGS);
+    fake.script('node.create', { kind: 'hold' });
+
+    const pending = client.createNode(changeset, LAT, LNG, NODE_TAGS);
+    await fake.waitForRequests(1, 'node.create');
+    expect(fake.nodes.size).toBe(0);
+    fake.release();
+
+    expect(fake.nodes.get(await pending)).toMatchObject({ changesetId: changeset });
+  });
+
+  it('refuses unsendable values before any request', async () => {
+    const client = apiClient();
+    await expect(client.createChangeset({ comment: 'bell \u0007' })).rejects.toThrow(RangeError);
+    await expect(client.createChangeset({ comment: 'x'.repeat(256) })).rejects.toThrow(RangeError);
+    await expect(client.createChangeset({ '': 'empty key' })).rejects.toThrow(RangeError);
+    await expect(client.createNode(1, 95, 0, BOOKCASE)).rejects.toThrow(RangeError);
+    await expect(client.createNode(0, 1, 0, BOOKCASE)).rejects.toThrow(RangeError);
+    await expect(
+      client.uploadDiff(1, [{ placeholderId: 1, lat: 0, lon: 0, tags: BOOKCASE }]),
+    ).rejects.toThrow(RangeError);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('accepts the base URL with a trailing /api/0.6', async () => {
+    await apiClient({ baseUrl: `${fake.url}/api/0.6/` }).capabilities();
+
+    expect(fake.requestsTo('capabilities')[0].path).toBe('/api/capabilities');
+  });
+});
