@@ -22,6 +22,7 @@ import { ModerationModule } from './moderation/moderation.module.js';
 import { StatisticsModule } from './statistics/statistics.module.js';
 import { LibrariesModule } from './libraries/libraries.module.js';
 import { LibraryDetailModule } from './libraries/library-detail.module.js';
+import { MapContributionModule } from './map-contribution/map-contribution.module.js';
 import { ReportsModule } from './reports/reports.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -63,6 +64,7 @@ export class AppModule {
         LibrariesModule,
         LibraryDetailModule,
         StatisticsModule,
+        MapContributionModule,
       ],
       providers: [
         // Guards run in this order: rate limit first, so an over-limit request is refused before anything else.

@@ -267,4 +267,10 @@ export class EnvironmentVariables {
   })
   @Transform(toTrimmed)
   MAPDB_LAUNCH_GATES?: string;
+
+  /** `npm run bench` only: serve the DB-free GET /api/v1/bench/ceiling. */
+  @IsOptional()
+  @IsBoolean()
+  @Transform(toBool)
+  BENCH_CEILING_ROUTE?: boolean;
 }
