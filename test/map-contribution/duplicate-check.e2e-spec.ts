@@ -1,0 +1,484 @@
+/**
+ * POST /{slug}/check against the fake interpreter: each of the five blocking signals on its own, nothing beyond the
+ * radius, other features as warnings only, the stored snapshot (relevant public tags only) and its event; failed
+ * queries (5xx three times, timeout, malformed, long Retry-After, dropped sockets) leave a sanitized error and block
+ * the confirm; a check older than MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS (here 600) is stale.
+ */
+import { loginUser, registerUser, type RegisteredUser } from '../support/auth.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { FakeMapServer, type FakeQueryElement } from '../support/fake-map-server.js';
+import {
+  DEG_PER_M,
+  MAP_TOKEN,
+  adminGet,
+  adminPost,
+  checkPasses,
+  codes,
+  contributionRow,
+  eventRows,
+  registerStaff,
+  sql,
+  submitLibrary,
+  writeEnv,
+  type SubmittedLibrary,
+} from './helpers.js';
+
+const MAX_AGE_SECONDS = 600;
+
+describe('map contribution duplicate check', () => {
+  const fake = new FakeMapServer({ token: MAP_TOKEN });
+  let db: TestDatabase;
+  let t: TestApp;
+  let staff: RegisteredUser;
+  let owner: RegisteredUser;
+
+  beforeAll(async () => {
+    await fake.start();
+    db = await createTestDatabase();
+    t = await createTestApp({
+      databaseUrl: db.url,
+      env: writeEnv(fake, { MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS: String(MAX_AGE_SECONDS) }),
+    });
+    staff = await registerStaff(t.http, db.url);
+    owner = await registerUser(t.http);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+    await fake.stop();
+  });
+
+  beforeEach(() => fake.reset());
+
+  /** A library submitted with a known name, address, brand and operator. */
+  const library = () =>
+    submitLibrary(t.http, owner, staff, {
+      name: 'Bücherschrank am Markt',
+      address: 'Marktplatz 1',
+      brand: 'Bücherwelt',
+      operator: 'Bürgerverein Altstadt',
+    });
+
+  /** A feature `metres` north of the library. */
+  const near = (
+    lib: SubmittedLibrary,
+    metres: number,
+    id: number,
+    tags: Record<string, string>,
+    type: FakeQueryElement['type'] = 'node',
+  ): FakeQueryElement => ({ type, id, lat: lib.lat + metres * DEG_PER_M, lon: lib.lng, tags });
+
+  const check = async (lib: SubmittedLibrary) => {
+    const res = await adminPost(t.http, staff.access, `/${lib.slug}/check`);
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+
+  type Snapshot = { type: string; id: number; distance_m: number; tags: object; signals: string[] };
+  const expectSnapshot = (actual: Snapshot[], expected: Snapshot[]) => {
+    expect(actual.map(({ distance_m: _d, ...rest }) => rest)).toEqual(
+      expected.map(({ distance_m: _d, ...rest }) => rest),
+    );
+    actual.forEach((candidate, index) =>
+      expect(Math.abs(candidate.distance_m - expected[index].distance_m)).toBeLessThanOrEqual(0.1),
+    );
+  };
+
+  describe('blocking signals', () => {
+    it('1: a public bookcase within 25 m (20 m, no name or address)', async () => {
+      const lib = await library();
+      fake.seedQuery(near(lib, 20, 11, { amenity: 'public_bookcase' }));
+      const body = await check(lib);
+      expect(body.status).toBe('possible_duplicate');
+      expectSnapshot(body.duplicate_candidates, [
+        {
+          type: 'node',
+          id: 11,
+          distance_m: 20,
+          tags: { amenity: 'public_bookcase' },
+          signals: ['bookcase_within_25m'],
+        },
+      ]);
+      expect(codes(body)).toEqual(['possible_duplicate']);
+      expect(body.checked_at).toBe(t.clock.date().toISOString());
+    });
+
+    it('2: a public bookcase within 100 m with the same normalized name (80 m)', async () => {
+      const lib = await library();
+      fake.seedQuery(
+        near(lib, 80, 12, { amenity: 'public_bookcase', name: '  BÜCHERSCHRANK am Markt! ' }),
+      );
+      const body = await check(lib);
+      expect(body.status).toBe('possible_duplicate');
+      expectSnapshot(body.duplicate_candidates, [
+        {
+          type: 'node',
+          id: 12,
+          distance_m: 80,
+          tags: { amenity: 'public_bookcase', name: '  BÜCHERSCHRANK am Markt! ' },
+          signals: ['bookcase_same_name'],
+        },
+      ]);
+    });
+
+    it('2 also for a way, measured to its representative point (60 m)', async () => {
+      const lib = await library();
+      fake.seedQuery(
+        near(lib, 60, 21, { amenity: 'public_bookcase', name: 'Bücherschrank am Markt' }, 'way'),
+      );
+      const body = await check(lib);
+      expect(body.status).toBe('possible_duplicate');
+      expect(body.duplicate_candidates).toMatchObject([
+        { type: 'way', id: 21, signals: ['bookcase_same_name'] },
+      ]);
+    });
+
+    it('3: a public bookcase within 100 m with the same street and house number (90 m)', async () => {
+      const lib = await library();
+      fake.seedQuery(
+        near(lib, 90, 13, {
+          amenity: 'public_bookcase',
+          'addr:street': 'marktplatz',
+          'addr:housenumber': '1',
+        }),
+      );
+      const body = await check(lib);
+      expect(body.status).toBe('possible_duplicate');
+      expectSnapshot(body.duplicate_candidates, [
+        {
+          type: 'node',
+          id: 13,
+          distance_m: 90,
+          tags: {
+            amenity: 'public_bookcase',
+            'addr:street': 'marktplatz',
+            'addr:housenumber': '1',
+          },
+          signals: ['bookcase_same_address'],
+        },
+      ]);
+    });
+
+    it('4: a matching brand or operator together with a compatible book-sharing tag', async () => {
+      const lib = await library();
+      fake.seedQuery(
+        near(lib, 50, 14, { amenity: 'give_box', operator: 'bürgerverein altstadt' }),
+        near(lib, 70, 15, { amenity: 'public_bookcase', brand: 'BÜCHERWELT' }),
+      );
+      const body = await check(lib);
+      expect(body.status).toBe('possible_duplicate');
+      expectSnapshot(body.duplicate_candidates, [
+        {
+          type: 'node',
+          id: 14,
+          distance_m: 50,
+          tags: { amenity: 'give_box', operator: 'bürgerverein altstadt' },
+          signals: ['brand_or_operator_match'],
+        },
+        {
+          type: 'node',
+          id: 15,
+          distance_m: 70,
+          tags: { amenity: 'public_bookcase', brand: 'BÜCHERWELT' },
+          signals: ['brand_or_operator_match'],
+        },
+      ]);
+    });
+
+    it('5: an element already linked to another library, whatever its tags', async () => {
+      const lib = await library();
+      const other = await library();
+      await sql(
+        db.url,
+        `INSERT INTO map_contributions (library_id, status, mapdb_element_type, mapdb_element_id)
+         VALUES ($1, 'already_present', 'node', 16)`,
+        [other.id],
+      );
+      fake.seedQuery(near(lib, 40, 16, { shop: 'books', name: 'Antiquariat' }));
+      const body = await check(lib);
+      expect(body.status).toBe('possible_duplicate');
+      expectSnapshot(body.duplicate_candidates, [
+        {
+          type: 'node',
+          id: 16,
+          distance_m: 40,
+          tags: { shop: 'books', name: 'Antiquariat' },
+          signals: ['element_already_linked'],
+        },
+      ]);
+    });
+
+    it('several signals on one candidate are all listed', async () => {
+      const lib = await library();
+      fake.seedQuery(
+        near(lib, 5, 17, {
+          amenity: 'public_bookcase',
+          name: 'Bücherschrank am Markt',
+          'addr:street': 'Marktplatz',
+          'addr:housenumber': '1',
+          operator: 'Bürgerverein Altstadt',
+        }),
+      );
+      const body = await check(lib);
+      expect(body.duplicate_candidates[0].signals).toEqual([
+        'bookcase_within_25m',
+        'bookcase_same_name',
+        'bookcase_same_address',
+        'brand_or_operator_match',
+      ]);
+    });
+  });
+
+  describe('no block', () => {
+    it('nothing blocks at 101 m: the same bookcase (name, address, operator) just outside the radius', async () => {
+      const lib = await library();
+      fake.seedQuery(
+        near(lib, 101, 18, {
+          amenity: 'public_bookcase',
+          name: 'Bücherschrank am Markt',
+          'addr:street': 'Marktplatz',
+          'addr:housenumber': '1',
+          operator: 'Bürgerverein Altstadt',
+        }),
+      );
+      const body = await check(lib);
+      expect([body.status, body.duplicate_candidates, body.eligible]).toEqual([
+        'no_match',
+        [],
+        true,
+      ]);
+      const [query] = fake.requestsTo('query');
+      expect(new URLSearchParams(query.body).get('data')).toContain('(around:100,');
+    });
+
+    it('other nearby features are warnings only: library, give box, book shop, unnamed bookcase at 26 m', async () => {
+      const lib = await library();
+      fake.seedQuery(
+        near(lib, 10, 31, { amenity: 'library', name: 'Stadtbibliothek' }),
+        near(lib, 15, 32, { shop: 'books', operator: 'Bürgerverein Altstadt' }),
+        near(lib, 26, 33, { amenity: 'public_bookcase' }),
+        near(lib, 30, 34, { amenity: 'give_box', name: 'Verschenkbox' }),
+      );
+      const body = await check(lib);
+      expect([body.status, body.eligible, codes(body)]).toEqual(['no_match', true, []]);
+      expect(
+        body.duplicate_candidates.map((c: Snapshot) => [`${c.type}/${c.id}`, c.signals]),
+      ).toEqual([
+        ['node/31', []],
+        ['node/32', []],
+        ['node/33', []],
+        ['node/34', []],
+      ]);
+      const preview = await adminGet(t.http, staff.access, `/${lib.slug}/preview`);
+      expect(preview.status).toBe(200);
+      expect(preview.body.eligible).toBe(true);
+      for (const id of [31, 32, 33, 34]) {
+        expect(preview.body.warnings.some((w: string) => w.includes(`node/${id}`))).toBe(true);
+      }
+    });
+  });
+
+  describe('snapshot and audit', () => {
+    it('stores only relevant public tags, and records the snapshot in a duplicate_check event', async () => {
+      const lib = await library();
+      fake.seedQuery(
+        near(lib, 12, 41, {
+          amenity: 'public_bookcase',
+          name: 'Offener Bücherschrank',
+          brand: 'Bücherwelt',
+          operator: 'Bürgerverein Altstadt',
+          'addr:street': 'Marktplatz',
+          'addr:housenumber': '3',
+          'contact:email': 'kiosk-owner@example.net',
+          phone: '+49 761 000000',
+          description: 'Run by Frau Beispiel, call her at home',
+          note: 'private remark',
+          fixme: 'check opening hours',
+          image: 'https://images.example.net/bookcase.jpg',
+          website: 'https://example.net/bookcase',
+        }),
+      );
+      const body = await check(lib);
+      expect(body.duplicate_candidates[0].tags).toEqual({
+        amenity: 'public_bookcase',
+        name: 'Offener Bücherschrank',
+        brand: 'Bücherwelt',
+        operator: 'Bürgerverein Altstadt',
+        'addr:street': 'Marktplatz',
+        'addr:housenumber': '3',
+      });
+      const stored = await contributionRow(db.url, lib.id);
+      expect(stored?.duplicate_candidates).toEqual(body.duplicate_candidates);
+      expect(JSON.stringify(stored)).not.toMatch(
+        /kiosk-owner|\+49|Frau Beispiel|private remark|images\.example/,
+      );
+
+      expect(body.events).toEqual([
+        {
+          type: 'duplicate_check',
+          outcome: 'possible_duplicate',
+          actor: { id: staff.id, username: staff.username },
+          attempt_key: null,
+          details: { candidates: body.duplicate_candidates, warnings: expect.any(Array) },
+          created_at: expect.any(String),
+        },
+      ]);
+      const events = await eventRows(db.url, lib.id);
+      expect(JSON.stringify(events)).not.toMatch(/kiosk-owner|\+49|Frau Beispiel|private remark/);
+    });
+
+    it('a passing check moves possible_duplicate to no_match once the candidate is gone', async () => {
+      const lib = await library();
+      fake.seedQuery(near(lib, 3, 42, { amenity: 'public_bookcase' }));
+      expect((await check(lib)).status).toBe('possible_duplicate');
+      fake.clearQuery();
+      const body = await check(lib);
+      expect([body.status, codes(body)]).toEqual(['no_match', []]);
+      expect(body.events.map((e: { outcome: string }) => e.outcome)).toEqual([
+        'possible_duplicate',
+        'no_match',
+      ]);
+    });
+  });
+
+  describe('failed checks block', () => {
+    const SECRET_BODY = 'upstream-secret-body-9921';
+
+    /** A passed check first, so the failure shows on a record that was eligible. */
+    const failedCheck = async (script: () => void, code: string, queries: number) => {
+      const lib = await library();
+      await checkPasses(t.http, staff, lib.slug);
+      const checkedAt = (await contributionRow(db.url, lib.id))?.checked_at;
+      fake.reset();
+      script();
+      const body = await check(lib);
+      expect(fake.requestsTo('query')).toHaveLength(queries);
+      expect(body).toMatchObject({
+        status: 'no_match',
+        eligible: false,
+        last_error_code: code,
+      });
+      expect(codes(body)).toEqual(['check_failed']);
+      expect(body.last_error_message).not.toMatch(/127\.0\.0\.1|http:|interpreter/);
+      expect(body.last_error_message).not.toContain(SECRET_BODY);
+      const row = await contributionRow(db.url, lib.id);
+      expect(row).toMatchObject({ last_check_failed: true, last_error_code: code });
+      expect(row?.checked_at).toEqual(checkedAt);
+      expect(body.events.at(-1)).toMatchObject({
+        type: 'duplicate_check',
+        outcome: 'failed',
+        details: { error_code: code },
+      });
+      expect(JSON.stringify(await eventRows(db.url, lib.id))).not.toContain(SECRET_BODY);
+
+      // The confirmation reruns the check, which fails the same way: refused, nothing written.
+      fake.reset();
+      script();
+      const confirm = await adminPost(t.http, staff.access, `/${lib.slug}/confirm`, {});
+      expect([confirm.status, confirm.body]).toEqual([
+        409,
+        {
+          message: expect.any(String),
+          details: { blockers: [{ code: 'check_failed', message: expect.any(String) }] },
+        },
+      ]);
+      expect(fake.requestsTo('query')).toHaveLength(queries);
+      expect(fake.writeRequests).toEqual([]);
+      expect(await contributionRow(db.url, lib.id)).toMatchObject({
+        status: 'no_match',
+        last_check_failed: true,
+        last_error_code: code,
+      });
+      return lib;
+    };
+
+    it('5xx three times (three attempts, then check_failed)', async () => {
+      await failedCheck(
+        () => fake.script('query', { kind: 'status', status: 503, body: SECRET_BODY }, 3),
+        'check_http_503',
+        3,
+      );
+    });
+
+    it('a timeout on the last attempt', async () => {
+      await failedCheck(
+        () => {
+          fake.script('query', { kind: 'status', status: 502, body: SECRET_BODY }, 2);
+          fake.script('query', { kind: 'hang' });
+        },
+        'check_timeout',
+        3,
+      );
+    }, 60_000);
+
+    it('a malformed answer (not retried)', async () => {
+      await failedCheck(
+        () => fake.script('query', { kind: 'malformed', body: `<html>${SECRET_BODY}</html>` }),
+        'check_malformed_response',
+        1,
+      );
+    });
+
+    it('429 with a Retry-After longer than the client waits (not retried)', async () => {
+      await failedCheck(
+        () => fake.script('query', { kind: 'rate_limited', retryAfter: '3600' }),
+        'check_rate_limited',
+        1,
+      );
+    });
+
+    it('the connection dropped on every attempt', async () => {
+      await failedCheck(() => fake.script('query', { kind: 'close' }, 3), 'check_network_error', 3);
+    });
+
+    it('a check that passes again clears the failure', async () => {
+      const lib = await failedCheck(
+        () => fake.script('query', { kind: 'malformed', body: '{"elements": "nope"}' }),
+        'check_malformed_response',
+        1,
+      );
+      fake.reset();
+      const body = await check(lib);
+      expect([body.eligible, body.last_error_code, body.last_error_message]).toEqual([
+        true,
+        '',
+        '',
+      ]);
+      expect((await contributionRow(db.url, lib.id))?.last_check_failed).toBe(false);
+    });
+  });
+
+  describe('stale checks block', () => {
+    it(`a check older than ${MAX_AGE_SECONDS} s is check_stale in detail, preview and the filter; confirm reruns it`, async () => {
+      const lib = await library();
+      await checkPasses(t.http, staff, lib.slug);
+
+      // Access tokens live 5 minutes on the same clock: sign in again after moving it.
+      const signIn = async () =>
+        (staff.access = (await loginUser(t.http, staff.username, staff.password)).access);
+      t.clock.advance(MAX_AGE_SECONDS * 1000);
+      await signIn();
+      expect(codes((await adminGet(t.http, staff.access, `/${lib.slug}`)).body)).toEqual([]);
+
+      t.clock.advance(1000);
+      await signIn();
+      const detail = await adminGet(t.http, staff.access, `/${lib.slug}`);
+      expect([detail.body.eligible, codes(detail.body)]).toEqual([false, ['check_stale']]);
+      const preview = await adminGet(t.http, staff.access, `/${lib.slug}/preview`);
+      expect([preview.body.eligible, codes(preview.body)]).toEqual([false, ['check_stale']]);
+      const eligible = await adminGet(t.http, staff.access, '/?eligible=true&page_size=50');
+      expect(
+        eligible.body.items.map((i: { library: { slug: string } }) => i.library.slug),
+      ).not.toContain(lib.slug);
+
+      // The confirmation always reruns the check; a fresh pass lets it through.
+      fake.reset();
+      const confirm = await adminPost(t.http, staff.access, `/${lib.slug}/confirm`, {});
+      expect([confirm.status, confirm.body.status]).toEqual([200, 'contributed']);
+      expect(fake.requestsTo('query')).toHaveLength(1);
+      expect(confirm.body.checked_at).toBe(t.clock.date().toISOString());
+    });
+  });
+});
