@@ -5,6 +5,8 @@ import { CurrentUser, StaffOnly } from '../common/auth/auth.decorators.js';
 import type { Page } from '../common/pagination/pagination.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import {
+  BatchConfirmDto,
+  BatchConfirmResponse,
   ConfirmDto,
   ContributionListQueryDto,
   ContributionPageResponse,
@@ -93,6 +95,27 @@ export class MapContributionController {
       brand: body.verified_brand ?? false,
       operator: body.verified_operator ?? false,
       website: body.verified_website ?? false,
+    });
+  }
+
+  /**
+   * The confirmed write of several reviewed libraries: grouped by small area (one city of one country), one
+   * changeset per group. Libraries that are not eligible are left out and reported with their blockers; with writes
+   * disabled the whole request is 409 with details.blockers and nothing is sent.
+   */
+  @Post('batch-confirm')
+  @HttpCode(200)
+  @RateLimit('write')
+  @ApiOkResponse({ type: BatchConfirmResponse })
+  batchConfirm(
+    @CurrentUser() user: AuthUser,
+    @Body() body: BatchConfirmDto,
+  ): Promise<BatchConfirmResponse> {
+    return this.contributions.batchConfirm(body.slugs, actorOf(user), {
+      name: body.verified?.name ?? false,
+      brand: body.verified?.brand ?? false,
+      operator: body.verified?.operator ?? false,
+      website: body.verified?.website ?? false,
     });
   }
 

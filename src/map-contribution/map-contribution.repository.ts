@@ -67,6 +67,8 @@ export interface NewEvent {
   actor: { id: number; username: string } | null;
   attemptKey?: string | null;
   details?: Record<string, unknown>;
+  /** When it happened (the injected clock); the database's now() when omitted. */
+  at?: Date;
 }
 
 const LIBRARY_COLUMNS = `l.id, l.slug, l.name, l.description, l.address, l.city, l.country, l.status, l.submission_origin,
@@ -235,8 +237,9 @@ export class MapContributionRepository {
   ): Promise<void> {
     await this.runner(manager).query(
       `INSERT INTO map_contribution_events
-         (contribution_id, library_id, event_type, outcome, actor_id, actor_username, attempt_key, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+         (contribution_id, library_id, event_type, outcome, actor_id, actor_username, attempt_key, details,
+          created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()))`,
       [
         record.id,
         record.library_id,
@@ -246,8 +249,24 @@ export class MapContributionRepository {
         event.actor?.username ?? null,
         event.attemptKey ?? null,
         JSON.stringify(event.details ?? {}),
+        event.at ?? null,
       ],
     );
+  }
+
+  /** The record's most recent write_started event (time and exact payload), or null. */
+  async lastWriteStarted(
+    recordId: number,
+    manager?: EntityManager,
+  ): Promise<{ created_at: Date; details: Record<string, unknown> } | null> {
+    const rows: { created_at: Date; details: Record<string, unknown> }[] = await this.runner(
+      manager,
+    ).query(
+      `SELECT created_at, details FROM map_contribution_events
+       WHERE contribution_id = $1 AND event_type = 'write_started' ORDER BY id DESC LIMIT 1`,
+      [recordId],
+    );
+    return rows[0] ?? null;
   }
 
   events(recordId: number): Promise<EventRow[]> {

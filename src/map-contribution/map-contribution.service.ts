@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
 import { AppConfig } from '../config/app-config.js';
-import { MapApiClient, MapApiError } from './adapters/map-api.client.js';
+import { formatCoordinate, MapApiClient, MapApiError } from './adapters/map-api.client.js';
+import { DEFAULT_BATCH_LIMITS, planBatches } from './domain/batching.js';
 import { MapQueryClient, MapQueryError } from './adapters/map-query.client.js';
 import {
   evaluateDuplicates,
@@ -16,6 +18,7 @@ import { transition } from './domain/state-machine.js';
 import { changesetTags, nodeTags, previewWarnings } from './domain/tag-mapping.js';
 import type {
   Blocker,
+  ConfirmBatch,
   ContributionFacts,
   DuplicateEvaluation,
   LibraryFacts,
@@ -25,6 +28,8 @@ import type {
   WriteGates,
 } from './domain/types.js';
 import type {
+  BatchConfirmBatchDto,
+  BatchConfirmResponse,
   ContributionRecordResponse,
   PreviewResponse,
   ResolveDto,
@@ -44,6 +49,37 @@ export const SERVICE_VERSION = '0.1.0';
 const SOURCE_WORDING = 'survey; individually reviewed user submission (Bookcase Directory)';
 
 type Actor = { id: number; username: string };
+
+/** A `submitting` record whose write_started is older than this is taken as a crashed write (reconcilable). */
+export const STUCK_WRITE_MS = 10 * 60 * 1000;
+
+/** The check blockers a confirm clears itself by rerunning the check. */
+const CHECK_BLOCKERS: readonly string[] = ['check_missing', 'check_stale', 'check_failed'];
+
+/** Exactly what a write sends: recorded in write_started before any outbound call. */
+interface WritePayload {
+  node: { lat: number; lon: number; tags: Tags };
+  changeset_tags: Tags;
+}
+
+/** One library claimed for a write (status submitting, write_started recorded) with its own attempt key. */
+interface WriteClaim {
+  record: ContributionRow;
+  payload: WritePayload;
+  attemptKey: string;
+}
+
+/** A batch library that was never sent because an earlier call of its batch failed. */
+class BatchAbortedError extends Error {
+  constructor() {
+    super('An earlier call of the batch failed; nothing was sent for this library.');
+  }
+}
+
+const IN_FLIGHT: Blocker = {
+  code: 'writes_disabled',
+  message: 'Another map write is in flight; try again when it ends.',
+};
 
 export function libraryFacts(row: ContributionLibraryRow): LibraryFacts {
   return {
@@ -104,6 +140,15 @@ function disablesWrites(error: unknown): boolean {
   return (
     error instanceof MapApiError && (error.code === 'unauthorized' || error.code === 'forbidden')
   );
+}
+
+/** The node position a write_started event recorded, or null when there is none. */
+function startedPosition(
+  details: Record<string, unknown> | undefined,
+): { lat: number; lon: number } | null {
+  const node = details?.node as { lat?: unknown; lon?: unknown } | undefined;
+  if (typeof node?.lat !== 'number' || typeof node.lon !== 'number') return null;
+  return { lat: node.lat, lon: node.lon };
 }
 
 function refused(
@@ -384,7 +429,7 @@ export class MapContributionService {
     const library = await this.library(slug);
     const before = await this.repository.findRecord(library.id);
     const early = this.blockers(library, before, gatesBefore).filter(
-      (b) => !['check_missing', 'check_stale', 'check_failed'].includes(b.code),
+      (b) => !CHECK_BLOCKERS.includes(b.code),
     );
     if (early.length) throw refused(early);
 
@@ -398,92 +443,298 @@ export class MapContributionService {
       const record = await this.repository.record(locked.id, manager, true);
       const blockers = this.blockers(locked, record, await this.gates.current(manager));
       if (blockers.length) throw refused(blockers);
-      if (await this.repository.anySubmitting(manager)) {
-        throw refused([
-          {
-            code: 'writes_disabled',
-            message: 'Another map write is in flight; try again when it ends.',
-          },
-        ]);
-      }
-      const payload = {
-        node: {
-          lat: Number(locked.lat),
-          lon: Number(locked.lng),
-          tags: nodeTags(libraryFacts(locked), verified),
-        },
-        changeset_tags: this.changesetTags(locked, 1),
-      };
-      await this.repository.update(manager, record.id, {
-        status: transition(record.status, 'write_started'),
-        last_attempt_key: attemptKey,
-        last_error_code: '',
-        last_error_message: '',
-      });
-      await this.repository.addEvent(manager, record, {
-        type: 'write_started',
-        outcome: 'started',
-        actor,
-        attemptKey,
-        details: payload,
-      });
-      return { record, payload };
+      if (await this.repository.anySubmitting(manager)) throw refused([IN_FLIGHT]);
+      const payload = this.writePayload(locked, verified, this.changesetTags(locked, 1));
+      return this.startWrite(manager, record, payload, attemptKey, actor);
     });
 
-    await this.performWrite(claim.record, claim.payload, attemptKey, actor);
+    await this.performWrite([claim], actor);
     return this.detail(slug);
   }
 
-  private async performWrite(
+  private writePayload(
+    library: ContributionLibraryRow,
+    verified: VerifiedValues,
+    changesetTags: Tags,
+  ): WritePayload {
+    return {
+      node: {
+        lat: Number(library.lat),
+        lon: Number(library.lng),
+        tags: nodeTags(libraryFacts(library), verified),
+      },
+      changeset_tags: changesetTags,
+    };
+  }
+
+  /** Step (2) of the write order, inside the caller's locked transaction: write_started, then submitting. */
+  private async startWrite(
+    manager: EntityManager,
     record: ContributionRow,
-    payload: { node: { lat: number; lon: number; tags: Tags }; changeset_tags: Tags },
+    payload: WritePayload,
     attemptKey: string,
     actor: Actor,
-  ): Promise<void> {
+  ): Promise<WriteClaim> {
+    await this.repository.update(manager, record.id, {
+      status: transition(record.status, 'write_started'),
+      last_attempt_key: attemptKey,
+      last_error_code: '',
+      last_error_message: '',
+    });
+    await this.repository.addEvent(manager, record, {
+      type: 'write_started',
+      outcome: 'started',
+      actor,
+      attemptKey,
+      details: { ...payload },
+      // The injected clock's time: crash recovery ages a stuck `submitting` record by it.
+      at: this.clock.date(),
+    });
+    return { record, payload, attemptKey };
+  }
+
+  /**
+   * Steps (3)–(6) for claims sharing one changeset (a single confirm is a batch of one): create the changeset and
+   * persist its id; create each node in order and persist its id at once; close; record success. The first failure
+   * stops the batch: nothing is retried and no later node is sent. When no node is known the changeset is left for
+   * reconciliation; otherwise it is closed so the known nodes count as contributed. Every library without a
+   * confirmed, closed node ends `failed` (known ids kept) and needs reconciliation.
+   */
+  private async performWrite(
+    claims: WriteClaim[],
+    actor: Actor,
+  ): Promise<{ changesetId: number | null; failed: boolean }> {
     let changesetId: number | null = null;
-    let nodeId: number | null = null;
+    const created = new Map<WriteClaim, number>();
+    let failure: { error: unknown } | null = null;
     try {
-      changesetId = await this.api.createChangeset(payload.changeset_tags);
-      await this.repository.update(undefined, record.id, { changeset_id: changesetId });
-      nodeId = await this.api.createNode(
-        changesetId,
-        payload.node.lat,
-        payload.node.lon,
-        payload.node.tags,
-      );
-      await this.repository.update(undefined, record.id, {
-        mapdb_element_type: 'node',
-        mapdb_element_id: nodeId,
+      changesetId = await this.api.createChangeset(claims[0].payload.changeset_tags);
+      const id = changesetId;
+      await this.repository.transaction(async (manager) => {
+        for (const claim of claims) {
+          await this.repository.update(manager, claim.record.id, { changeset_id: id });
+        }
       });
+      for (const claim of claims) {
+        const { lat, lon, tags } = claim.payload.node;
+        const nodeId = await this.api.createNode(id, lat, lon, tags);
+        await this.repository.update(undefined, claim.record.id, {
+          mapdb_element_type: 'node',
+          mapdb_element_id: nodeId,
+        });
+        created.set(claim, nodeId);
+      }
     } catch (error) {
-      await this.fail(record, attemptKey, actor, error, { changeset_id: changesetId });
-      return;
+      failure = { error };
     }
-    try {
-      await this.api.closeChangeset(changesetId);
-    } catch (error) {
-      // The node exists: keep its id and reconcile the changeset instead of creating another node.
-      await this.fail(record, attemptKey, actor, error, {
-        changeset_id: changesetId,
-        node_id: nodeId,
-        step: 'close',
-      });
-      return;
+
+    let closeFailure: { error: unknown } | null = null;
+    if (changesetId !== null && created.size > 0) {
+      try {
+        await this.api.closeChangeset(changesetId);
+      } catch (error) {
+        closeFailure = { error };
+      }
     }
+
+    let firstUnsent = true;
+    for (const claim of claims) {
+      const nodeId = created.get(claim);
+      if (nodeId !== undefined && closeFailure) {
+        // The node exists: keep its id and reconcile the changeset instead of creating another node.
+        await this.fail(claim.record, claim.attemptKey, actor, closeFailure.error, {
+          changeset_id: changesetId,
+          node_id: nodeId,
+          step: 'close',
+        });
+      } else if (nodeId !== undefined) {
+        await this.succeed(claim, actor, nodeId, changesetId as number);
+      } else {
+        // The changeset create failed for every claim alike; otherwise the first claim without a node met the
+        // failure and the rest were never sent.
+        const error =
+          changesetId === null || firstUnsent ? failure?.error : new BatchAbortedError();
+        firstUnsent = false;
+        await this.fail(claim.record, claim.attemptKey, actor, error, {
+          changeset_id: changesetId,
+        });
+      }
+    }
+    return { changesetId, failed: failure !== null || closeFailure !== null };
+  }
+
+  private async succeed(
+    claim: WriteClaim,
+    actor: Actor,
+    nodeId: number,
+    changesetId: number,
+  ): Promise<void> {
     await this.repository.transaction(async (manager) => {
-      await this.repository.update(manager, record.id, {
+      await this.repository.update(manager, claim.record.id, {
         status: transition('submitting', 'write_succeeded'),
         contributed_at: this.clock.date(),
         contributed_by: actor.id,
       });
-      await this.repository.addEvent(manager, record, {
+      await this.repository.addEvent(manager, claim.record, {
         type: 'write_succeeded',
         outcome: 'contributed',
         actor,
-        attemptKey,
+        attemptKey: claim.attemptKey,
         details: { element: `node/${nodeId}`, changeset_id: changesetId },
       });
     });
+  }
+
+  /**
+   * POST /batch-confirm: the capabilities are read once (a changeset never holds more libraries than the server's
+   * element limit), the libraries are planned into same-area batches, and each batch in turn is confirmed as the
+   * single confirm does, with one changeset per batch. The first failed batch stops the request: later batches are
+   * reported untouched (blocker `writes_disabled`) so staff reconcile before anything else is written.
+   */
+  async batchConfirm(
+    slugs: string[],
+    actor: Actor,
+    verified: VerifiedValues,
+  ): Promise<BatchConfirmResponse> {
+    await this.confirmPermissionsIfDue();
+    const libraries: ContributionLibraryRow[] = [];
+    for (const slug of slugs) libraries.push(await this.library(slug));
+    const closed = this.blockers(libraries[0], null, await this.gates.current()).filter(
+      (blocker) => blocker.code === 'writes_disabled',
+    );
+    if (closed.length) throw refused(closed);
+
+    let maxElements: number;
+    try {
+      maxElements = (await this.api.capabilities()).changesetMaximumElements;
+    } catch (error) {
+      if (disablesWrites(error))
+        await this.gates.disable(`http_${(error as MapApiError).status ?? 401}`);
+      throw refused([
+        {
+          code: 'writes_disabled',
+          message: 'The map API capabilities could not be read; nothing was written.',
+        },
+      ]);
+    }
+    const plan = planBatches(
+      libraries.map((library) => ({
+        slug: library.slug,
+        lat: Number(library.lat),
+        lng: Number(library.lng),
+        city: library.city,
+        country: library.country,
+      })),
+      { ...DEFAULT_BATCH_LIMITS, maxSize: Math.min(DEFAULT_BATCH_LIMITS.maxSize, maxElements) },
+    );
+
+    const batches: BatchConfirmBatchDto[] = [];
+    let halted = false;
+    for (const batch of plan) {
+      if (halted) {
+        const blocked = new Map<string, Blocker[]>(
+          batch.items.map((item) => [
+            item.slug,
+            [
+              {
+                code: 'writes_disabled',
+                message:
+                  'An earlier batch of this request failed; nothing was written for this library.',
+              },
+            ],
+          ]),
+        );
+        batches.push(await this.batchResult(batch, null, blocked));
+        continue;
+      }
+      const { result, failed } = await this.confirmBatch(batch, actor, verified);
+      batches.push(result);
+      halted = failed;
+    }
+    return { batches };
+  }
+
+  private async confirmBatch(
+    batch: ConfirmBatch,
+    actor: Actor,
+    verified: VerifiedValues,
+  ): Promise<{ result: BatchConfirmBatchDto; failed: boolean }> {
+    const blocked = new Map<string, Blocker[]>();
+    const gatesBefore = await this.gates.current();
+    for (const item of batch.items) {
+      const library = await this.library(item.slug);
+      const early = this.blockers(
+        library,
+        await this.repository.findRecord(library.id),
+        gatesBefore,
+      ).filter((b) => !CHECK_BLOCKERS.includes(b.code));
+      if (early.length) {
+        blocked.set(item.slug, early);
+        continue;
+      }
+      try {
+        await this.runCheck(library, actor);
+      } catch (error) {
+        const blockers = error instanceof ApiError ? error.details?.blockers : undefined;
+        if (!Array.isArray(blockers)) throw error;
+        blocked.set(item.slug, blockers as Blocker[]);
+      }
+    }
+
+    const claims = await this.repository.transaction(async (manager) => {
+      await this.repository.lockWrites(manager);
+      const gates = await this.gates.current(manager);
+      const inFlight = await this.repository.anySubmitting(manager);
+      const ready: { locked: ContributionLibraryRow; record: ContributionRow }[] = [];
+      for (const item of batch.items) {
+        if (blocked.has(item.slug)) continue;
+        const locked = await this.repository.findLibrary(item.slug, manager, true);
+        if (!locked) {
+          blocked.set(item.slug, [{ code: 'not_approved', message: 'The library is gone.' }]);
+          continue;
+        }
+        const record = await this.repository.record(locked.id, manager, true);
+        const blockers = this.blockers(locked, record, gates);
+        if (!blockers.length && inFlight) blockers.push(IN_FLIGHT);
+        if (blockers.length) blocked.set(item.slug, blockers);
+        else ready.push({ locked, record });
+      }
+      if (!ready.length) return [];
+      const tags = this.changesetTags(ready[0].locked, ready.length);
+      const started: WriteClaim[] = [];
+      for (const { locked, record } of ready) {
+        const payload = this.writePayload(locked, verified, tags);
+        started.push(await this.startWrite(manager, record, payload, randomUUID(), actor));
+      }
+      return started;
+    });
+
+    if (!claims.length)
+      return { result: await this.batchResult(batch, null, blocked), failed: false };
+    const { changesetId, failed } = await this.performWrite(claims, actor);
+    return { result: await this.batchResult(batch, changesetId, blocked), failed };
+  }
+
+  private async batchResult(
+    batch: ConfirmBatch,
+    changesetId: number | null,
+    blocked: Map<string, Blocker[]>,
+  ): Promise<BatchConfirmBatchDto> {
+    const items: BatchConfirmBatchDto['items'] = [];
+    for (const item of batch.items) {
+      const library = await this.library(item.slug);
+      const record = await this.repository.findRecord(library.id);
+      items.push({
+        slug: item.slug,
+        status: record?.status ?? 'unchecked',
+        mapdb_element_id:
+          record?.mapdb_element_id === null || record?.mapdb_element_id === undefined
+            ? null
+            : Number(record.mapdb_element_id),
+        blockers: blocked.get(item.slug) ?? [],
+      });
+    }
+    return { city: batch.city, country: batch.country, changeset_id: changesetId, items };
   }
 
   private async fail(
@@ -493,12 +744,19 @@ export class MapContributionService {
     error: unknown,
     known: Record<string, unknown>,
   ): Promise<void> {
-    const code = error instanceof MapApiError ? `write_${error.code}` : 'write_error';
-    const message = error instanceof MapApiError ? error.message : 'The map write failed.';
+    const aborted = error instanceof BatchAbortedError;
+    const code =
+      error instanceof MapApiError
+        ? `write_${error.code}`
+        : aborted
+          ? 'write_batch_aborted'
+          : 'write_error';
+    const message =
+      error instanceof MapApiError || aborted ? error.message : 'The map write failed.';
     if (disablesWrites(error))
       await this.gates.disable(`http_${(error as MapApiError).status ?? 401}`);
-    if (!(error instanceof MapApiError))
-      this.logger.error(`map write failed: ${(error as Error).message}`);
+    if (!(error instanceof MapApiError) && !aborted)
+      this.logger.error(`map write failed: ${(error as Error | undefined)?.message ?? 'unknown'}`);
     await this.repository.transaction(async (manager) => {
       await this.repository.update(manager, record.id, {
         status: transition('submitting', 'write_failed'),
@@ -535,11 +793,30 @@ export class MapContributionService {
           },
         ]);
       }
-      if (!record || record.status !== 'failed') {
+      if (!record || (record.status !== 'failed' && record.status !== 'submitting')) {
         throw refused([
           { code: 'element_recorded', message: 'Only a failed contribution can be reconciled.' },
         ]);
       }
+      const started = await this.repository.lastWriteStarted(record.id, manager);
+      if (record.status === 'submitting') {
+        // Crash recovery: a write that has not ended within STUCK_WRITE_MS is taken as dead. A younger one may
+        // still be in flight and is left alone.
+        const age = started
+          ? this.clock.now() - new Date(started.created_at).getTime()
+          : Number.POSITIVE_INFINITY;
+        if (!(age > STUCK_WRITE_MS)) {
+          throw refused([
+            {
+              code: 'writes_disabled',
+              message:
+                'The write of this library may still be in flight; a submitting record can be reconciled ' +
+                `${STUCK_WRITE_MS / 60_000} minutes after its write started.`,
+            },
+          ]);
+        }
+      }
+      const target = startedPosition(started?.details);
       const changesetId = record.changeset_id === null ? null : Number(record.changeset_id);
       let found: { id: number } | null = null;
       let open = false;
@@ -547,9 +824,20 @@ export class MapContributionService {
         try {
           const download = await this.api.downloadChangeset(changesetId);
           open = download.open;
+          // A batch changeset holds several libraries' nodes: this library's is the one at the exact position its
+          // write_started recorded, and never one already linked to another library.
+          const linked = await this.repository.linkedElements(library.id, manager);
           found =
             download.created.find(
-              (element) => element.type === 'node' && element.tags.amenity === 'public_bookcase',
+              (element) =>
+                element.type === 'node' &&
+                element.tags.amenity === 'public_bookcase' &&
+                !linked.has(`node/${element.id}`) &&
+                (target === null ||
+                  (element.lat !== null &&
+                    element.lon !== null &&
+                    formatCoordinate(element.lat) === formatCoordinate(target.lat) &&
+                    formatCoordinate(element.lon) === formatCoordinate(target.lon))),
             ) ?? null;
           if (open) await this.api.closeChangeset(changesetId);
         } catch (error) {
@@ -570,7 +858,7 @@ export class MapContributionService {
       }
       if (found) {
         await this.repository.update(manager, record.id, {
-          status: transition('failed', 'reconciled_found'),
+          status: transition(record.status, 'reconciled_found'),
           mapdb_element_type: 'node',
           mapdb_element_id: found.id,
           contributed_at: this.clock.date(),
@@ -580,7 +868,7 @@ export class MapContributionService {
         });
       } else {
         await this.repository.update(manager, record.id, {
-          status: transition('failed', 'reconciled_absent'),
+          status: transition(record.status, 'reconciled_absent'),
           mapdb_element_type: null,
           mapdb_element_id: null,
           changeset_id: null,

@@ -40,6 +40,8 @@ const EXPECTED: Record<
   submitting: {
     write_succeeded: 'contributed',
     write_failed: 'failed',
+    reconciled_found: 'contributed',
+    reconciled_absent: 'unchecked',
     permission_withdrawn: 'submitting',
   },
   contributed: { permission_withdrawn: 'contributed' },
@@ -146,6 +148,8 @@ describe('contribution state machine', () => {
     expect(walk(['check_passed', 'write_started', 'write_failed', 'reconciled_found'])).toBe(
       'contributed',
     );
+    expect(walk(['check_passed', 'write_started', 'reconciled_found'])).toBe('contributed');
+    expect(walk(['check_passed', 'write_started', 'reconciled_absent'])).toBe('unchecked');
     expect(() => walk(['check_passed', 'write_started', 'write_failed', 'write_started'])).toThrow(
       IllegalTransitionError,
     );

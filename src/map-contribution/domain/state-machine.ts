@@ -37,6 +37,9 @@ type Row = Partial<Record<ContributionEvent, ContributionStatus>>;
  * - Only no_match is an eligible state, so only it starts a write.
  * - A failed write is left only through reconciliation: element found → contributed; nothing created → unchecked
  *   (the service clears the check so a fresh one is required).
+ * - Crash recovery: a write that never finished (the process died while submitting) is reconciled the same way. The
+ *   service allows it only once the attempt's write_started is older than the stuck-write age, so a live write is
+ *   never reconciled under its own feet.
  * - Permission withdrawal is a library field: recorded against any status, never moving it.
  */
 export const TRANSITIONS: Readonly<Record<ContributionStatus, Readonly<Row>>> = deepFreeze({
@@ -66,6 +69,8 @@ export const TRANSITIONS: Readonly<Record<ContributionStatus, Readonly<Row>>> = 
   submitting: {
     write_succeeded: 'contributed',
     write_failed: 'failed',
+    reconciled_found: 'contributed',
+    reconciled_absent: 'unchecked',
     permission_withdrawn: 'submitting',
   },
   contributed: { permission_withdrawn: 'contributed' },

@@ -1,5 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
   IsBoolean,
   IsIn,
   IsInt,
@@ -9,6 +14,7 @@ import {
   Min,
   MinLength,
   ValidateIf,
+  ValidateNested,
 } from 'class-validator';
 import { PaginationMeta, PaginationQueryDto } from '../../common/pagination/pagination.js';
 import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
@@ -75,6 +81,50 @@ export class ConfirmDto {
   @IsOptional()
   @IsBoolean()
   verified_website?: boolean;
+}
+
+/** The batch confirm's verification flags: applied to every library of the request. */
+export class BatchVerifiedDto {
+  @IsOptional()
+  @IsBoolean()
+  name?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  brand?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  operator?: boolean;
+
+  @IsOptional()
+  @IsBoolean()
+  website?: boolean;
+}
+
+export const BATCH_CONFIRM_MAX_SLUGS = 50;
+
+export class BatchConfirmDto {
+  @ApiProperty({
+    type: [String],
+    minItems: 1,
+    maxItems: BATCH_CONFIRM_MAX_SLUGS,
+    uniqueItems: true,
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(BATCH_CONFIRM_MAX_SLUGS)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(255, { each: true })
+  slugs: string[];
+
+  @ApiPropertyOptional({ type: BatchVerifiedDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => BatchVerifiedDto)
+  verified?: BatchVerifiedDto;
 }
 
 export class ResolveDto {
@@ -179,4 +229,28 @@ export class PreviewResponse {
   node: PreviewNodeDto;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } })
   changeset_tags: Record<string, string>;
+}
+
+export class BatchConfirmItemDto {
+  slug: string;
+  @ApiProperty({ enum: CONTRIBUTION_STATUSES })
+  status: string;
+  mapdb_element_id: number | null;
+  /** Why the library was left out of the batch's changeset (empty when it was written). */
+  @ApiProperty({ type: [BlockerDto] })
+  blockers: BlockerDto[];
+}
+
+export class BatchConfirmBatchDto {
+  city: string;
+  country: string;
+  /** The batch's one changeset; null when no library of the batch was eligible. */
+  changeset_id: number | null;
+  @ApiProperty({ type: [BatchConfirmItemDto] })
+  items: BatchConfirmItemDto[];
+}
+
+export class BatchConfirmResponse {
+  @ApiProperty({ type: [BatchConfirmBatchDto] })
+  batches: BatchConfirmBatchDto[];
 }
