@@ -23,6 +23,8 @@ describe('loadConfig', () => {
       writeEnabled: false,
       duplicateRadiusMeters: 100,
       duplicateCheckMaxAgeSeconds: 900,
+      batchMaxSpanMeters: 2000,
+      batchMaxSize: 10,
       launchGates: [],
     });
   });

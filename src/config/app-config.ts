@@ -54,6 +54,9 @@ export class AppConfig {
     planUrl: string | null;
     duplicateRadiusMeters: number;
     duplicateCheckMaxAgeSeconds: number;
+    /** Batch confirm groups libraries of one city within this span, at most this many per changeset. */
+    batchMaxSpanMeters: number;
+    batchMaxSize: number;
     launchGates: string[];
   };
   /** Serve GET /api/v1/bench/ceiling (a DB-free route for `npm run bench`); off unless BENCH_CEILING_ROUTE=true. */
@@ -207,6 +210,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       planUrl: env.MAPDB_PLAN_URL ?? null,
       duplicateRadiusMeters: env.MAPDB_DUPLICATE_RADIUS_METERS ?? 100,
       duplicateCheckMaxAgeSeconds: env.MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS ?? 900,
+      batchMaxSpanMeters: env.MAPDB_BATCH_MAX_SPAN_METERS ?? 2000,
+      batchMaxSize: env.MAPDB_BATCH_MAX_SIZE ?? 10,
       launchGates: gates,
     },
     benchCeilingRoute: env.BENCH_CEILING_ROUTE ?? false,

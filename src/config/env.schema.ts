@@ -262,6 +262,20 @@ export class EnvironmentVariables {
   MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS?: number;
 
   @IsOptional()
+  @IsInt()
+  @Min(10)
+  @Max(50_000)
+  @Transform(toInt)
+  MAPDB_BATCH_MAX_SPAN_METERS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  @Transform(toInt)
+  MAPDB_BATCH_MAX_SIZE?: number;
+
+  @IsOptional()
   @Matches(/^[a-z_]+(\s*,\s*[a-z_]+)*$/, {
     message: 'MAPDB_LAUNCH_GATES must be a comma list of gate names',
   })

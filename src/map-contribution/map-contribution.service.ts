@@ -6,7 +6,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
 import { AppConfig } from '../config/app-config.js';
 import { formatCoordinate, MapApiClient, MapApiError } from './adapters/map-api.client.js';
-import { DEFAULT_BATCH_LIMITS, planBatches } from './domain/batching.js';
+import { planBatches } from './domain/batching.js';
 import { MapQueryClient, MapQueryError } from './adapters/map-query.client.js';
 import {
   evaluateDuplicates,
@@ -625,7 +625,10 @@ export class MapContributionService {
         city: library.city,
         country: library.country,
       })),
-      { ...DEFAULT_BATCH_LIMITS, maxSize: Math.min(DEFAULT_BATCH_LIMITS.maxSize, maxElements) },
+      {
+        maxSpanMeters: this.config.mapdb.batchMaxSpanMeters,
+        maxSize: Math.min(this.config.mapdb.batchMaxSize, maxElements),
+      },
     );
 
     const batches: BatchConfirmBatchDto[] = [];
