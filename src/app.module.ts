@@ -12,6 +12,7 @@ import { RedisModule } from './common/redis/redis.module.js';
 import { ApiValidationPipe } from './common/validation/validation.pipe.js';
 import { AuthModule, JWT_AUTH_GUARD, STAFF_GUARD } from './auth/auth.module.js';
 import { AppConfig } from './config/app-config.js';
+import { BenchModule } from './bench/bench.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { EnrichmentModule } from './enrichment/enrichment.module.js';
@@ -65,6 +66,7 @@ export class AppModule {
         LibraryDetailModule,
         StatisticsModule,
         MapContributionModule,
+        ...(options.config.benchCeilingRoute ? [BenchModule] : []),
       ],
       providers: [
         // Guards run in this order: rate limit first, so an over-limit request is refused before anything else.

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { Clock } from '../common/clock.js';
 import type { LibraryStatus, PendingPhoto, SubmissionOrigin } from './library.entity.js';
 import type { CommunityPhotoRow, LibraryRow, LibraryValues } from './library.row.js';
+import { ListCache } from './list-cache.js';
 import { slugCandidate } from './slug.js';
 
 /** Everything a public list can filter and order by (validated by the query DTO). */
@@ -82,9 +84,25 @@ export const LIBRARY_COLUMNS = `
 export const HAS_PHOTO = `(l.photo_key IS NOT NULL OR EXISTS (
   SELECT 1 FROM library_photos p WHERE p.library_id = l.id AND p.status = 'approved'))`;
 
+/**
+ * From this many matching rows on, a list's count (and, for `q`/`search`, its ranked page) is memoised for
+ * LIST_CACHE_TTL_MS. Counting costs about 0.5–1 µs and ranking about 3 µs per matching row, so below this both stay
+ * exact on every request at a few milliseconds at most. Proximity results are never memoised: their keys hold
+ * coordinates, which hardly ever repeat.
+ */
+export const LARGE_RESULT_ROWS = 1000;
+export const LIST_CACHE_TTL_MS = 30_000;
+
 @Injectable()
 export class LibrariesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly cache: ListCache;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    clock: Clock,
+  ) {
+    this.cache = new ListCache(clock, { ttlMs: LIST_CACHE_TTL_MS, maxEntries: 1000 });
+  }
 
   private favouritedColumn(sql: Sql, userId: number | null): string {
     if (userId === null) return 'false AS is_favourited';
@@ -148,30 +166,94 @@ export class LibrariesRepository {
     limit: number,
     offset: number,
   ): { text: string; params: unknown[] } {
+    return this.pageQuery(search, limit, offset, (sql) =>
+      [LIBRARY_COLUMNS, this.favouritedColumn(sql, userId)].join(', '),
+    );
+  }
+
+  /** Only the ids of a page, in order: what the memo of a large text search keeps. */
+  findApprovedIdsQuery(
+    search: LibrarySearch,
+    limit: number,
+    offset: number,
+  ): { text: string; params: unknown[] } {
+    return this.pageQuery(search, limit, offset, () => 'l.id');
+  }
+
+  private pageQuery(
+    search: LibrarySearch,
+    limit: number,
+    offset: number,
+    columns: (sql: Sql) => string,
+  ): { text: string; params: unknown[] } {
     const sql = new Sql();
     const { order } = this.searchConditions(sql, search, true);
-    const favourited = this.favouritedColumn(sql, userId);
+    const selected = columns(sql);
     return {
-      text: `SELECT ${LIBRARY_COLUMNS}, ${favourited} FROM libraries l ${sql.whereClause()}
+      text: `SELECT ${selected} FROM libraries l ${sql.whereClause()}
        ORDER BY ${order} LIMIT ${sql.param(limit)} OFFSET ${sql.param(offset)}`,
       params: sql.params,
     };
   }
 
-  async countApproved(search: LibrarySearch): Promise<number> {
-    const { text, params } = this.countApprovedQuery(search);
-    const rows = await this.dataSource.query<{ n: number }[]>(text, params);
-    return rows[0].n;
+  private static key(kind: string, statement: { text: string; params: unknown[] }): string {
+    return `${kind}\u0000${statement.text}\u0000${JSON.stringify(statement.params)}`;
   }
 
-  findApproved(
+  /** Exact below LARGE_RESULT_ROWS (and always with proximity); a larger count is memoised (see ListCache). */
+  async countApproved(search: LibrarySearch): Promise<number> {
+    const statement = this.countApprovedQuery(search);
+    return this.cache.get(
+      LibrariesRepository.key('count', statement),
+      async () =>
+        (await this.dataSource.query<{ n: number }[]>(statement.text, statement.params))[0].n,
+      (n) => n >= LARGE_RESULT_ROWS && !search.near,
+    );
+  }
+
+  /**
+   * A page of a public list. A `q` or `search` page of a large result (its count is memoised) is ranked once per
+   * LIST_CACHE_TTL_MS: ranking a common word ranks all of its matches. The rows themselves are always read fresh,
+   * so edits show at once and a library that is no longer approved drops out.
+   */
+  async findApproved(
     search: LibrarySearch,
     userId: number | null,
     limit: number,
     offset: number,
   ): Promise<LibraryRow[]> {
+    const ranked = !search.near && Boolean(search.search || (search.q && searchWords(search.q)));
+    if (
+      ranked &&
+      this.cache.has(LibrariesRepository.key('count', this.countApprovedQuery(search)))
+    ) {
+      const statement = this.findApprovedIdsQuery(search, limit, offset);
+      const ids = await this.cache.get(
+        LibrariesRepository.key('page', statement),
+        async () =>
+          (await this.dataSource.query<{ id: number }[]>(statement.text, statement.params)).map(
+            (row) => row.id,
+          ),
+        () => true,
+      );
+      return this.findApprovedByIds(ids, userId);
+    }
     const { text, params } = this.findApprovedQuery(search, userId, limit, offset);
     return this.dataSource.query<LibraryRow[]>(text, params);
+  }
+
+  /** Approved libraries by id, in the order of `ids`. */
+  private async findApprovedByIds(ids: number[], userId: number | null): Promise<LibraryRow[]> {
+    if (!ids.length) return [];
+    const sql = new Sql();
+    const favourited = this.favouritedColumn(sql, userId);
+    const rows = await this.dataSource.query<LibraryRow[]>(
+      `SELECT ${LIBRARY_COLUMNS}, ${favourited} FROM libraries l
+       WHERE l.id = ANY(${sql.param(ids)}::int[]) AND l.status = 'approved'`,
+      sql.params,
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   findLatest(
@@ -219,10 +301,16 @@ export class LibrariesRepository {
     );
   }
 
-  async countApprovedByCountry(): Promise<{ country: string; count: number }[]> {
-    return this.dataSource.query(
-      `SELECT country, count(*)::int AS count FROM libraries WHERE status = 'approved'
-       GROUP BY country ORDER BY count DESC, country ASC`,
+  /** Per-country counts; memoised like a list's count once they add up to LARGE_RESULT_ROWS. */
+  countApprovedByCountry(): Promise<{ country: string; count: number }[]> {
+    return this.cache.get(
+      'countries',
+      () =>
+        this.dataSource.query<{ country: string; count: number }[]>(
+          `SELECT country, count(*)::int AS count FROM libraries WHERE status = 'approved'
+           GROUP BY country ORDER BY count DESC, country ASC`,
+        ),
+      (rows) => rows.reduce((sum, row) => sum + row.count, 0) >= LARGE_RESULT_ROWS,
     );
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { Injectable } from '@nestjs/common';
 import { fileTypeFromBuffer } from 'file-type';
 import sharp, { type SharpOptions } from 'sharp';
@@ -10,6 +11,41 @@ export const INVALID_PHOTO_MESSAGE = 'Upload a valid image in JPEG, PNG, or WEBP
 export const MAX_INPUT_PIXELS = 50_000_000;
 export const MAIN_MAX_EDGE = 1600;
 export const THUMBNAIL_WIDTH = 400;
+
+/**
+ * At most this many photos are decoded at a time (one per CPU). Further uploads wait their turn instead of all
+ * competing for the cores, each holding a decoded image in memory: throughput stays the same, memory and the
+ * latency tail do not grow with the number of concurrent uploads (issue 7's benchmark).
+ */
+export const MAX_CONCURRENT_PHOTOS = Math.max(1, availableParallelism());
+
+// libvips' operation cache only pays off when the same image is processed again, which uploads never are; it
+// would keep up to 50 MB of decoded pixels alive.
+sharp.cache(false);
+
+/** A counting semaphore: `run` starts the work when one of `size` slots is free, first come, first served. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.active < this.size) this.active += 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      // The slot passes straight to the next waiter, if any.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active -= 1;
+    }
+  }
+}
+
+/** Shared by every PhotoProcessor instance: submissions, community photos and reports use the same cores. */
+const decoding = new Semaphore(MAX_CONCURRENT_PHOTOS);
 
 export class InvalidPhotoError extends Error {
   constructor(reason: string) {
@@ -43,26 +79,31 @@ export class PhotoProcessor {
       sequentialRead: true,
     };
     try {
-      const metadata = await sharp(input, options).metadata();
-      if (!metadata.width || !metadata.height)
-        throw new InvalidPhotoError('image has no dimensions');
-      if (metadata.width * metadata.height > MAX_INPUT_PIXELS)
-        throw new InvalidPhotoError('image has too many pixels');
-      const oriented = () => sharp(input, options).rotate().flatten({ background: '#ffffff' });
-      const { data: main, info } = await oriented()
-        .resize({
-          width: MAIN_MAX_EDGE,
-          height: MAIN_MAX_EDGE,
-          fit: 'inside',
-          withoutEnlargement: true,
-        })
-        .jpeg({ quality: 85 })
-        .toBuffer({ resolveWithObject: true });
-      const thumbnail = await oriented()
-        .resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true })
-        .jpeg({ quality: 80 })
-        .toBuffer();
-      return { main, thumbnail, width: info.width, height: info.height };
+      return await decoding.run(async () => {
+        const metadata = await sharp(input, options).metadata();
+        if (!metadata.width || !metadata.height)
+          throw new InvalidPhotoError('image has no dimensions');
+        if (metadata.width * metadata.height > MAX_INPUT_PIXELS)
+          throw new InvalidPhotoError('image has too many pixels');
+        // The upload is decoded once (JPEG shrink-on-load where the size allows). The thumbnail is made from the
+        // main image, already oriented, flattened and at most 1600 px: far cheaper than decoding the upload again.
+        const { data: main, info } = await sharp(input, options)
+          .rotate()
+          .flatten({ background: '#ffffff' })
+          .resize({
+            width: MAIN_MAX_EDGE,
+            height: MAIN_MAX_EDGE,
+            fit: 'inside',
+            withoutEnlargement: true,
+          })
+          .jpeg({ quality: 85 })
+          .toBuffer({ resolveWithObject: true });
+        const thumbnail = await sharp(main, options)
+          .resize({ width: THUMBNAIL_WIDTH, withoutEnlargement: true })
+          .jpeg({ quality: 80 })
+          .toBuffer();
+        return { main, thumbnail, width: info.width, height: info.height };
+      });
     } catch (error) {
       if (error instanceof InvalidPhotoError) throw error;
       throw new InvalidPhotoError(`cannot decode image: ${(error as Error).message}`);

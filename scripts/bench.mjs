@@ -1,0 +1,876 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench` (issue 7): seeds a fresh PostgreSQL database with 100,000 libraries, starts the BUILT server in
+ * production mode and drives it over loopback with autocannon, scenario by scenario, at 10 and 50 connections.
+ * Prints a table and writes bench/results.json. See bench/README.md for what each scenario does and the targets.
+ *
+ *   npm run bench                       full run (100k libraries, 10 s per scenario after a 3 s warm-up)
+ *   npm run bench -- --quick            CI smoke run (10k libraries, 3 s, 1 s warm-up, 10 connections only),
+ *                                       written to bench/tmp/results-quick.json (git-ignored)
+ *   npm run bench -- --repeat 3         every scenario three times (interleaved rounds); medians are reported
+ *   npm run bench -- --only ceiling,list,proximity --repeat 2    (without `ceiling`, no ratios)
+ *   npm run bench -- --profile          server runs with --cpu-prof (profiles land in bench/tmp/profiles)
+ *   npm run bench -- --keep             keep the database (printed) for EXPLAIN ANALYZE afterwards
+ *
+ * Other options: --libraries N, --duration S, --warmup S, --connections 10,50, --out FILE.
+ * Environment: BENCH_DATABASE_URL (or TEST_DATABASE_URL): an admin URL of a PostgreSQL server with PostGIS,
+ * default postgres://postgres@127.0.0.1:5432/postgres.
+ *
+ * Exit code 0 whenever the benchmark ran, whatever the figures; non-zero only when it could not run.
+ */
+/* global fetch */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import sharp from 'sharp';
+
+const root = new URL('..', import.meta.url).pathname;
+const dist = (path) => new URL(`../dist/src/${path}`, import.meta.url).href;
+
+// --- options -------------------------------------------------------------------------------------------------
+const SCENARIOS = [
+  'ceiling',
+  'list',
+  'proximity',
+  'q',
+  'search',
+  'detail',
+  'statistics-warm',
+  'statistics-cold',
+  'countries',
+  'favourites',
+  'submit-photo',
+];
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    repeat: { type: 'string' },
+    only: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    libraries: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string' },
+    out: { type: 'string' },
+  },
+});
+
+function positive(name, text, fallback) {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) usage(`--${name} must be a positive number`);
+  return value;
+}
+function usage(message) {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+const quick = args.quick;
+const settings = {
+  libraries: Math.round(positive('libraries', args.libraries, quick ? 10_000 : 100_000)),
+  duration: positive('duration', args.duration, quick ? 3 : 10),
+  warmup: positive('warmup', args.warmup, quick ? 1 : 3),
+  connections: (args.connections ?? (quick ? '10' : '10,50'))
+    .split(',')
+    .map((text) => Math.round(positive('connections', text.trim(), 10))),
+  repeat: Math.round(positive('repeat', args.repeat, 1)),
+  only: args.only ? args.only.split(',').map((name) => name.trim()) : SCENARIOS,
+  out: resolve(root, args.out ?? (quick ? 'bench/tmp/results-quick.json' : 'bench/results.json')),
+};
+const unknown = settings.only.filter((name) => !SCENARIOS.includes(name));
+if (unknown.length)
+  usage(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
+// Ratios need the ceiling of the same run: --only without `ceiling` leaves them empty.
+
+/** Concurrent uploads of the photo scenario (issue 7: "10 concurrent"), whatever --connections says. */
+const PHOTO_CONNECTIONS = 10;
+/** Sequential cold computations of the statistics. */
+const COLD_SAMPLES = quick ? 5 : 20;
+const FAVOURITES = 50;
+const API = '/api/v1';
+
+const log = (text) => process.stdout.write(`${text}\n`);
+
+// --- clean-up, also on failure and signals -----------------------------------------------------------------------
+const cleanups = [];
+let cleaning = null;
+function cleanup() {
+  cleaning ??= (async () => {
+    for (const task of cleanups.reverse()) {
+      try {
+        await task();
+      } catch (error) {
+        process.stderr.write(`bench: clean-up step failed: ${error.message}\n`);
+      }
+    }
+  })();
+  return cleaning;
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    process.stderr.write(`\nbench: ${signal}, cleaning up\n`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+// --- helpers ---------------------------------------------------------------------------------------------------
+const adminUrl =
+  process.env.BENCH_DATABASE_URL ??
+  process.env.TEST_DATABASE_URL ??
+  'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function withClient(url, work) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function databaseUrl(name) {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** The environment of the CLI and the server: the caller's, minus every variable the app reads, plus ours. */
+function appEnv(extra) {
+  const env = { ...process.env };
+  const appPrefixes = [
+    'PORT',
+    'HOST',
+    'NODE_ENV',
+    'LOG_LEVEL',
+    'DATABASE_',
+    'DATA_DIR',
+    'MEDIA_ROOT',
+    'REDIS_',
+    'TRUST_PROXY',
+    'JWT_',
+    'RATE_LIMIT_',
+    'APPLE_',
+    'GOOGLE_',
+    'AI_',
+    'MAPDB_',
+    'BENCH_CEILING_ROUTE',
+  ];
+  for (const key of Object.keys(env)) {
+    if (appPrefixes.some((prefix) => key === prefix || key.startsWith(prefix))) delete env[key];
+  }
+  return { ...env, ...extra };
+}
+
+function run(command, commandArgs, env) {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(command, commandArgs, {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0
+        ? resolveRun(output.trim())
+        : reject(new Error(`${commandArgs.join(' ')} exited with ${code}:\n${output.trim()}`)),
+    );
+  });
+}
+
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+const quantile = (sorted, q) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : null;
+const median = (values) => {
+  const list = values.filter((value) => value !== null && value !== undefined);
+  if (!list.length) return null;
+  const sorted = [...list].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const round = (value, digits = 1) =>
+  value === null || value === undefined ? null : Number(value.toFixed(digits));
+const pick = (items) => items[Math.floor(Math.random() * items.length)];
+
+// --- /proc sampling: RSS of the server, CPU of the server, of the database backends and of the machine ----------
+const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
+
+async function rssBytes(pid) {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const match = /VmRSS:\s+(\d+) kB/.exec(status);
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** utime+stime (and the reaped children's) of a process, in ms; null when /proc is not readable. */
+async function processCpuMs(pid, children = false) {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17.
+    const own = Number(fields[11]) + Number(fields[12]);
+    const reaped = Number(fields[13]) + Number(fields[14]);
+    return (children ? reaped : own) * CLOCK_TICK_MS;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU of PostgreSQL for the bench database: its backends (the process title names the database) plus what the
+ * postmaster reaped from exited children in the meantime (parallel workers, closed connections). A backend is
+ * remembered once seen: PostgreSQL rewrites its title on every query, so a read can catch it half-written.
+ * Approximate if other databases on the same server are busy at the same time.
+ */
+const knownBackends = new Set();
+async function postgresCpuMs(databaseName) {
+  let total = 0;
+  let postmaster = null;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline;
+    try {
+      cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      knownBackends.delete(entry);
+      continue;
+    }
+    if (cmdline.startsWith('postgres: ') && cmdline.includes(` ${databaseName} `)) {
+      knownBackends.add(entry);
+    } else if (/(^|\/)postgres\0-D\0/.test(cmdline)) {
+      postmaster = entry;
+    }
+    if (knownBackends.has(entry)) total += (await processCpuMs(entry)) ?? 0;
+  }
+  if (!knownBackends.size) return null;
+  const reaped = postmaster ? await processCpuMs(postmaster, true) : null;
+  return total + (reaped ?? 0);
+}
+
+/** Machine-wide busy and steal time (ms, all CPUs) from /proc/stat. */
+async function machineCpu() {
+  try {
+    const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0];
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    return {
+      busy: (user + nice + system + irq + softirq) * CLOCK_TICK_MS,
+      steal: steal * CLOCK_TICK_MS,
+      total: (user + nice + system + idle + iowait + irq + softirq + steal) * CLOCK_TICK_MS,
+    };
+  } catch {
+    return null;
+  }
+}
+
+class Probe {
+  constructor(pid, databaseName) {
+    this.pid = pid;
+    this.databaseName = databaseName;
+  }
+
+  async snapshot() {
+    const [server, postgres, machine] = await Promise.all([
+      processCpuMs(this.pid),
+      postgresCpuMs(this.databaseName),
+      machineCpu(),
+    ]);
+    const own = process.cpuUsage();
+    return {
+      server,
+      postgres,
+      machine,
+      bench: (own.user + own.system) / 1000,
+      at: performance.now(),
+    };
+  }
+
+  /** Samples the server's RSS every 200 ms until stop() and returns the peak. */
+  sampleRss() {
+    let peak = 0;
+    let stopped = false;
+    const loop = (async () => {
+      while (!stopped) {
+        const rss = await rssBytes(this.pid);
+        if (rss !== null) peak = Math.max(peak, rss);
+        await sleep(200);
+      }
+    })();
+    return {
+      stop: async () => {
+        stopped = true;
+        await loop;
+        const last = await rssBytes(this.pid);
+        return Math.max(peak, last ?? 0) || null;
+      },
+    };
+  }
+}
+
+const delta = (after, before, key) =>
+  after[key] !== null && before[key] !== null ? after[key] - before[key] : null;
+
+// --- the photo of the upload scenario -----------------------------------------------------------------------
+/** A 12-megapixel (4000×3000) photo-like JPEG, about 4 MB: gradients, a pattern and sensor-like noise. */
+async function twelveMegapixelJpeg() {
+  const width = 4000;
+  const height = 3000;
+  const noise = await sharp({
+    create: { width, height, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 10 } },
+  })
+    .raw()
+    .toBuffer();
+  const pixels = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      const i = (y * width + x) * 3;
+      pixels[i] = Math.max(0, Math.min(255, (x * 255) / width + noise[i] - 128));
+      pixels[i + 1] = Math.max(0, Math.min(255, (y * 255) / height + noise[i + 1] - 128));
+      pixels[i + 2] = Math.max(
+        0,
+        Math.min(255, 128 + 60 * Math.sin(x / 90) * Math.cos(y / 70) + noise[i + 2] - 128),
+      );
+    }
+  }
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+/**
+ * A multipart/form-data body builder for one file and a few text fields. The file part is built once; `body(fields)`
+ * puts fresh text fields in front of it for every request.
+ */
+function multipart(file) {
+  const boundary = `----bench${randomBytes(12).toString('hex')}`;
+  const filePart = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\n` +
+        `Content-Type: ${file.type}\r\n\r\n`,
+    ),
+    file.data,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    size: filePart.length,
+    body: (fields) =>
+      Buffer.concat([
+        ...Object.entries(fields).map(([name, value]) =>
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+          ),
+        ),
+        filePart,
+      ]),
+  };
+}
+
+// --- one autocannon measurement -------------------------------------------------------------------------------
+/** Starts autocannon; the instance is thenable (resolves to the result), so the caller awaits it. */
+function cannon(base, spec, connections, duration, onResponse) {
+  const instance = autocannon({
+    url: base,
+    connections,
+    duration,
+    timeout: 30,
+    method: spec.method ?? 'GET',
+    headers: spec.headers ?? {},
+    // Every request gets its own path (and body) from the scenario.
+    requests: [{ setupRequest: (request) => ({ ...request, ...spec.request() }) }],
+  });
+  if (onResponse) instance.on('response', onResponse);
+  return instance;
+}
+
+async function measure(base, probe, spec, connections) {
+  // RSS: the baseline before the warm-up, the peak over warm-up and measurement.
+  const baselineRss = await rssBytes(probe.pid);
+  const rss = probe.sampleRss();
+  const warmResult = await cannon(base, spec, connections, settings.warmup);
+  if (warmResult['2xx'] === 0) {
+    await rss.stop();
+    throw new Error(
+      `${spec.name}: no 2xx response during warm-up (${JSON.stringify(warmResult.statusCodeStats)}, ${warmResult.errors} errors)`,
+    );
+  }
+  const latencies = [];
+  const before = await probe.snapshot();
+  const result = await cannon(base, spec, connections, settings.duration, (_c, status, _b, ms) => {
+    if (status >= 200 && status < 300) latencies.push(ms);
+  });
+  const after = await probe.snapshot();
+  const peakRss = await rss.stop();
+  latencies.sort((a, b) => a - b);
+  const ok = latencies.length;
+  const seconds = (after.at - before.at) / 1000;
+  const machineTotal =
+    after.machine && before.machine ? after.machine.total - before.machine.total : null;
+  const serverCpu = delta(after, before, 'server');
+  const postgresCpu = delta(after, before, 'postgres');
+  return {
+    rps: ok / (result.duration || seconds),
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    peakRss,
+    rssGrowth: peakRss !== null && baselineRss !== null ? peakRss - baselineRss : null,
+    serverCpuPerRequest: serverCpu !== null && ok ? serverCpu / ok : null,
+    postgresCpuPerRequest: postgresCpu !== null && ok ? postgresCpu / ok : null,
+    steal:
+      machineTotal && machineTotal > 0
+        ? (100 * (after.machine.steal - before.machine.steal)) / machineTotal
+        : null,
+    // CPU used by anything but the server, its database backends and this process (autocannon): other work on
+    // the machine that competed with the run. A run with a high figure is not comparable.
+    others:
+      machineTotal && machineTotal > 0 && serverCpu !== null && postgresCpu !== null
+        ? Math.max(
+            0,
+            (100 *
+              (after.machine.busy -
+                before.machine.busy -
+                serverCpu -
+                postgresCpu -
+                (after.bench - before.bench))) /
+              machineTotal,
+          )
+        : null,
+    errors: result.errors + result.timeouts + result.non2xx,
+    statusCodes: result.statusCodeStats,
+  };
+}
+
+/**
+ * Cold statistics: the in-process cache cannot be emptied from outside without a restart, so the cold figure is
+ * the service's own computation (the built StatisticsService.compute(): every aggregate query, as a cache miss
+ * runs them) against the bench database, COLD_SAMPLES times in a row, timed end to end.
+ */
+async function measureColdStatistics(url) {
+  const typeorm = await import('typeorm');
+  const { StatisticsService } = await import(dist('statistics/statistics.service.js'));
+  const { StatisticsRepository } = await import(dist('statistics/statistics.repository.js'));
+  const { Clock } = await import(dist('common/clock.js'));
+  const dataSource = new typeorm.DataSource({ type: 'postgres', url, entities: [] });
+  await dataSource.initialize();
+  try {
+    const service = new StatisticsService(
+      new StatisticsRepository(dataSource),
+      new Clock(),
+      { redisKeyPrefix: 'bench:' },
+      null,
+    );
+    const times = [];
+    for (let i = 0; i < COLD_SAMPLES; i += 1) {
+      const started = performance.now();
+      await service.compute();
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    const mean = times.reduce((sum, t) => sum + t, 0) / times.length;
+    return {
+      rps: 1000 / mean,
+      p50: quantile(times, 0.5),
+      p99: quantile(times, 0.99),
+      peakRss: null,
+      rssGrowth: null,
+      serverCpuPerRequest: null,
+      postgresCpuPerRequest: null,
+      steal: null,
+      others: null,
+      errors: 0,
+      first: times[0] === undefined ? null : times[0],
+    };
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+// --- the run ---------------------------------------------------------------------------------------------------
+async function main() {
+  if (!existsSync(join(root, 'dist/src/main.js'))) {
+    throw new Error('dist/src/main.js is missing: run `npm run build` (npm run bench does)');
+  }
+  const started = performance.now();
+  const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+  const databaseName = `bookcase_bench_${stamp}_${randomBytes(2).toString('hex')}`;
+  const url = databaseUrl(databaseName);
+  const temp = mkdtempSync(join(tmpdir(), 'bookcase-bench-'));
+  cleanups.push(() => rmSync(temp, { recursive: true, force: true }));
+
+  const postgres = await withClient(adminUrl, async (client) => {
+    const version = (await client.query('SHOW server_version')).rows[0].server_version;
+    const postgis = (
+      await client.query(
+        "SELECT default_version FROM pg_available_extensions WHERE name = 'postgis'",
+      )
+    ).rows[0]?.default_version;
+    if (!postgis) throw new Error(`PostGIS is not available on ${adminUrl}`);
+    // Leftovers of runs killed before their clean-up (the name holds the start time): older than a day.
+    const old = await client.query(
+      "SELECT datname FROM pg_database WHERE datname ~ '^bookcase_bench_[0-9]{14}_'",
+    );
+    const dayAgo = new Date(Date.now() - 86_400_000).toISOString().replace(/\D/g, '').slice(0, 14);
+    for (const { datname } of old.rows) {
+      if (datname.slice('bookcase_bench_'.length, 'bookcase_bench_'.length + 14) < dayAgo)
+        await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    }
+    await client.query(`CREATE DATABASE ${databaseName}`);
+    return { version, postgis };
+  });
+  if (args.keep) log(`database kept: ${url}`);
+  else
+    cleanups.push(() =>
+      withClient(adminUrl, (client) =>
+        client.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`),
+      ),
+    );
+
+  const env = appEnv({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: url,
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    // A full run lasts longer than the default 5-minute access token.
+    JWT_ACCESS_TTL: '2h',
+    RATE_LIMIT_ENABLED: 'false',
+    DATA_DIR: join(temp, 'data'),
+    MEDIA_ROOT: join(temp, 'media'),
+    BENCH_CEILING_ROUTE: 'true',
+  });
+  const cli = join(root, 'dist/src/cli/main.js');
+  log(`== database ${databaseName}: migrate, seed ${settings.libraries} libraries`);
+  await run(process.execPath, [cli, 'migrate'], env);
+  log(
+    await run(
+      process.execPath,
+      [cli, 'seed', '--libraries', String(settings.libraries), '--with-photos'],
+      env,
+    ),
+  );
+  // The steady state of a production table: autovacuum has set the visibility map (index-only scans need it) and
+  // analysed the rows. Without this a run would depend on whether, and when, autovacuum starts during it.
+  await withClient(url, (client) => client.query('VACUUM (ANALYZE) libraries'));
+
+  const photo = twelveMegapixelJpeg();
+
+  // The server.
+  const port = await freePort();
+  const serverArgs = [];
+  if (args.profile) {
+    const profiles = join(root, 'bench/tmp/profiles');
+    mkdirSync(profiles, { recursive: true });
+    serverArgs.push('--cpu-prof', `--cpu-prof-dir=${profiles}`);
+    log(`CPU profile of the server will be written to ${profiles}`);
+  }
+  const server = spawn(process.execPath, [...serverArgs, join(root, 'dist/src/main.js')], {
+    cwd: root,
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let serverOutput = '';
+  const keepOutput = (chunk) => {
+    serverOutput = (serverOutput + chunk).slice(-8000);
+  };
+  server.stdout.on('data', keepOutput);
+  server.stderr.on('data', keepOutput);
+  let serverExit = null;
+  const exited = new Promise((resolveExit) =>
+    server.on('exit', (code, signal) => {
+      serverExit = { code, signal };
+      resolveExit();
+    }),
+  );
+  cleanups.push(async () => {
+    if (serverExit) return;
+    server.kill('SIGTERM');
+    const stopped = await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)]);
+    if (!stopped) {
+      server.kill('SIGKILL');
+      await exited;
+    }
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (serverExit)
+      throw new Error(`the server exited (${JSON.stringify(serverExit)}):\n${serverOutput}`);
+    try {
+      const res = await fetch(`${base}/ready`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline)
+      throw new Error(`the server was not ready within 60 s:\n${serverOutput}`);
+    await sleep(250);
+  }
+  log(`== server pid ${server.pid} ready on ${base}`);
+
+  // Fixtures: a user with favourites, slugs, postal-code fragments, city centres.
+  const call = async (method, path, body, token) => {
+    const res = await fetch(`${base}${API}${path}`, {
+      method,
+      headers: {
+        ...(body ? { 'Content-Type': 'application/json' } : {}),
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+  const suffix = randomBytes(4).toString('hex');
+  const { access: token } = await call('POST', '/auth/register', {
+    username: `bench_${suffix}`,
+    email: `bench_${suffix}@example.com`,
+    password: `Bench-${randomBytes(12).toString('base64url')}!`,
+  });
+  const { slugs, fragments } = await withClient(url, async (client) => ({
+    slugs: (
+      await client.query(
+        "SELECT slug FROM libraries WHERE status = 'approved' ORDER BY random() LIMIT 1000",
+      )
+    ).rows.map((row) => row.slug),
+    fragments: (
+      await client.query(
+        `SELECT left(postal_code, 4) AS fragment FROM libraries
+         WHERE status = 'approved' AND postal_code ~ '^[0-9]{5}$' ORDER BY random() LIMIT 200`,
+      )
+    ).rows.map((row) => row.fragment),
+  }));
+  for (const slug of slugs.slice(0, FAVOURITES)) {
+    await call('POST', `/libraries/${encodeURIComponent(slug)}/favourite`, undefined, token);
+  }
+  const { SEED_CITIES } = await import(dist('cli/commands/seed-data.js'));
+  const upload = multipart({
+    field: 'photo',
+    name: 'photo.jpg',
+    type: 'image/jpeg',
+    data: await photo,
+  });
+  let submissions = 0;
+  log(`12 MP upload: ${(upload.size / 1e6).toFixed(1)} MB`);
+
+  const auth = { Authorization: `Bearer ${token}` };
+  const get = (path) => ({ request: () => ({ path: path() }) });
+  const specs = {
+    ceiling: get(() => `${API}/bench/ceiling`),
+    list: get(() => `${API}/libraries/`),
+    proximity: get(() => {
+      const city = pick(SEED_CITIES);
+      return `${API}/libraries/?lat=${city.lat}&lng=${city.lng}&radius_km=5`;
+    }),
+    q: get(() => `${API}/libraries/?q=books`),
+    search: get(() => `${API}/libraries/?search=${encodeURIComponent(pick(fragments))}`),
+    detail: get(() => `${API}/libraries/${encodeURIComponent(pick(slugs))}`),
+    'statistics-warm': get(() => `${API}/statistics/`),
+    countries: get(() => `${API}/libraries/countries`),
+    favourites: { ...get(() => `${API}/libraries/favourites`), headers: auth },
+    'submit-photo': {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': upload.contentType },
+      // Distinct addresses, as real submissions have: identical ones would all race for one slug.
+      request: () => {
+        submissions += 1;
+        return {
+          path: `${API}/libraries/`,
+          body: upload.body({
+            name: `Bench bookcase ${submissions}`,
+            description: 'A bookcase submitted by npm run bench.',
+            address: `Benchstraße ${submissions}`,
+            city: 'Berlin',
+            country: 'DE',
+            latitude: '52.52',
+            longitude: '13.405',
+          }),
+        };
+      },
+    },
+  };
+
+  const probe = new Probe(server.pid, databaseName);
+  const runs = new Map();
+  const record = (name, connections, figures) => {
+    const key = `${name}@${connections}`;
+    if (!runs.has(key)) runs.set(key, { name, connections, figures: [] });
+    runs.get(key).figures.push(figures);
+  };
+  const line = (name, connections, f) =>
+    log(
+      `  ${name.padEnd(16)} c=${String(connections).padEnd(3)} ${f.rps.toFixed(1).padStart(8)} req/s  ` +
+        `p50 ${fmt(f.p50)} ms  p99 ${fmt(f.p99)} ms  node ${fmt(f.serverCpuPerRequest, 2)} ` +
+        `pg ${fmt(f.postgresCpuPerRequest, 2)} CPU-ms/req  steal ${fmt(f.steal, 0)}%  other load ${fmt(f.others, 0)}%` +
+        (f.errors ? `  !! ${f.errors} errors/non-2xx ${JSON.stringify(f.statusCodes)}` : ''),
+    );
+
+  for (let round = 1; round <= settings.repeat; round += 1) {
+    log(`== round ${round}/${settings.repeat}`);
+    for (const name of settings.only) {
+      if (name === 'statistics-cold') {
+        const figures = await measureColdStatistics(url);
+        record(name, 1, figures);
+        line(name, 1, figures);
+        continue;
+      }
+      const levels = name === 'submit-photo' ? [PHOTO_CONNECTIONS] : settings.connections;
+      for (const connections of levels) {
+        const figures = await measure(base, probe, { name, ...specs[name] }, connections);
+        record(name, connections, figures);
+        line(name, connections, figures);
+        if (serverExit) throw new Error(`the server died during ${name}:\n${serverOutput}`);
+      }
+    }
+  }
+
+  // Medians over the rounds (peaks: the highest).
+  const ceilingAt = new Map();
+  const rows = [...runs.values()].map(({ name, connections, figures }) => {
+    const max = (key) => {
+      const list = figures.map((f) => f[key]).filter((value) => value !== null);
+      return list.length ? Math.max(...list) : null;
+    };
+    const row = {
+      name,
+      connections,
+      rps: median(figures.map((f) => f.rps)),
+      p50: median(figures.map((f) => f.p50)),
+      p99: median(figures.map((f) => f.p99)),
+      peakRss: max('peakRss'),
+      rssGrowth: max('rssGrowth'),
+      serverCpu: median(figures.map((f) => f.serverCpuPerRequest)),
+      postgresCpu: median(figures.map((f) => f.postgresCpuPerRequest)),
+      steal: median(figures.map((f) => f.steal)),
+      others: median(figures.map((f) => f.others)),
+      errors: figures.reduce((sum, f) => sum + f.errors, 0),
+    };
+    if (name === 'ceiling') ceilingAt.set(connections, row.rps);
+    return row;
+  });
+  const ceilingRps = ceilingAt.get(10) ?? [...ceilingAt.values()][0] ?? null;
+  for (const row of rows) {
+    const ceiling = ceilingAt.get(row.connections);
+    row.ratio = row.name === 'statistics-cold' || !ceiling ? null : row.rps / ceiling;
+  }
+
+  const results = {
+    machine: {
+      cores: cpus().length,
+      cpu_model: cpus()[0]?.model ?? 'unknown',
+      memory_gb: round(totalmem() / 2 ** 30, 1),
+      node: process.version,
+      postgresql: postgres.version,
+      postgis: postgres.postgis,
+      date: new Date().toISOString(),
+      libraries: settings.libraries,
+      duration_s: settings.duration,
+      warmup_s: settings.warmup,
+      rounds: settings.repeat,
+    },
+    ceiling_rps: round(ceilingRps),
+    scenarios: rows.map((row) => ({
+      name: row.name,
+      connections: row.connections,
+      rps: round(row.rps),
+      p50_ms: round(row.p50, 2),
+      p99_ms: round(row.p99, 2),
+      ratio_to_ceiling: round(row.ratio, 3),
+      peak_rss_mb: row.peakRss === null ? null : round(row.peakRss / 2 ** 20),
+    })),
+  };
+  mkdirSync(dirname(settings.out), { recursive: true });
+  writeFileSync(settings.out, `${JSON.stringify(results, null, 2)}\n`);
+
+  const header = [
+    'scenario',
+    'conns',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'ratio',
+    'peak RSS MB',
+    'RSS growth MB',
+    'node CPU-ms/req',
+    'pg CPU-ms/req',
+    'steal %',
+    'other load %',
+  ];
+  const table = rows.map((row) => [
+    row.name,
+    String(row.connections),
+    row.rps.toFixed(1),
+    fmt(row.p50),
+    fmt(row.p99),
+    row.ratio === null ? '–' : row.ratio.toFixed(2),
+    row.peakRss === null ? '–' : (row.peakRss / 2 ** 20).toFixed(0),
+    row.rssGrowth === null ? '–' : (row.rssGrowth / 2 ** 20).toFixed(0),
+    fmt(row.serverCpu, 2),
+    fmt(row.postgresCpu, 2),
+    fmt(row.steal, 0),
+    fmt(row.others, 0),
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...table.map((r) => r[i].length)));
+  const format = (cells) =>
+    cells.map((cell, i) => (i < 1 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  log('');
+  log(
+    `${results.machine.cores} × ${results.machine.cpu_model}, Node ${results.machine.node}, PostgreSQL ${postgres.version}, ` +
+      `PostGIS ${postgres.postgis}; ${settings.libraries} libraries; ${settings.duration} s per run after ${settings.warmup} s ` +
+      `warm-up; ${settings.repeat} round(s), medians`,
+  );
+  log(format(header));
+  log(format(widths.map((w) => '-'.repeat(w))));
+  for (const cells of table) log(format(cells));
+  const errors = rows.filter((row) => row.errors > 0);
+  if (errors.length)
+    log(
+      `\n!! errors or non-2xx answers in: ${errors.map((r) => `${r.name}@${r.connections}`).join(', ')}`,
+    );
+  log(`\nceiling ${round(ceilingRps)} req/s; results in ${settings.out}`);
+  log(`bench took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+function fmt(value, digits = 1) {
+  return value === null || value === undefined ? '–' : value.toFixed(digits);
+}
+
+let failed = false;
+try {
+  await main();
+} catch (error) {
+  failed = true;
+  process.stderr.write(`\nbench: could not run: ${error instanceof Error ? error.stack : error}\n`);
+} finally {
+  await cleanup();
+}
+process.exit(failed ? 1 : 0);

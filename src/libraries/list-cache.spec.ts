@@ -1,0 +1,69 @@
+import { Clock } from '../common/clock.js';
+import { ListCache } from './list-cache.js';
+
+class ManualClock extends Clock {
+  current = 1_000_000;
+
+  override now(): number {
+    return this.current;
+  }
+}
+
+describe('ListCache', () => {
+  let clock: ManualClock;
+  let cache: ListCache;
+  let calls: number;
+  const compute = (value: number) => async () => {
+    calls += 1;
+    return value;
+  };
+  const large = (value: number) => value >= 100;
+
+  beforeEach(() => {
+    clock = new ManualClock();
+    cache = new ListCache(clock, { ttlMs: 30_000, maxEntries: 2 });
+    calls = 0;
+  });
+
+  it('keeps only the values the caller marks, until they expire', async () => {
+    expect(await cache.get('small', compute(5), large)).toBe(5);
+    expect(await cache.get('small', compute(6), large)).toBe(6);
+    expect(cache.has('small')).toBe(false);
+
+    expect(await cache.get('big', compute(500), large)).toBe(500);
+    expect(await cache.get('big', compute(501), large)).toBe(500);
+    expect(cache.has('big')).toBe(true);
+    clock.current += 30_000;
+    expect(cache.has('big')).toBe(false);
+    expect(await cache.get('big', compute(502), large)).toBe(502);
+    expect(calls).toBe(4);
+  });
+
+  it('runs one computation for concurrent misses of a key, also for values it does not keep', async () => {
+    let release!: (value: number) => void;
+    const slow = () => {
+      calls += 1;
+      return new Promise<number>((resolve) => (release = resolve));
+    };
+    const first = cache.get('key', slow, large);
+    const second = cache.get('key', slow, large);
+    release(7);
+    expect(await Promise.all([first, second])).toEqual([7, 7]);
+    expect(calls).toBe(1);
+    expect(await cache.get('key', compute(8), large)).toBe(8);
+  });
+
+  it('does not keep a failure', async () => {
+    await expect(cache.get('key', () => Promise.reject(new Error('down')), large)).rejects.toThrow(
+      'down',
+    );
+    expect(await cache.get('key', compute(100), large)).toBe(100);
+  });
+
+  it('drops the oldest entries beyond maxEntries', async () => {
+    await cache.get('a', compute(100), large);
+    await cache.get('b', compute(200), large);
+    await cache.get('c', compute(300), large);
+    expect([cache.has('a'), cache.has('b'), cache.has('c')]).toEqual([false, true, true]);
+  });
+});

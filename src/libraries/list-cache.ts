@@ -1,0 +1,54 @@
+import type { Clock } from '../common/clock.js';
+
+export interface ListCacheOptions {
+  ttlMs: number;
+  maxEntries: number;
+}
+
+/**
+ * A short-lived memo for the public list's expensive results (issue 7): a count walks every matching row (about
+ * 5 ms for 90,000 approved libraries, 25–45 ms for a word found in 40 % of them) and ranking a common word ranks
+ * all of its matches. Only values the caller marks as worth keeping are stored, so small results stay exact;
+ * a kept one may lag writes by up to `ttlMs`, which the list's public Cache-Control (60 s) allows anyway.
+ * Concurrent misses of one key share one query.
+ */
+export class ListCache {
+  private readonly entries = new Map<string, { value: unknown; expiresAt: number }>();
+  private readonly inflight = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly options: ListCacheOptions,
+  ) {}
+
+  /** Whether `key` holds a fresh value. */
+  has(key: string): boolean {
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.expiresAt > this.clock.now();
+  }
+
+  async get<T>(key: string, compute: () => Promise<T>, keep: (value: T) => boolean): Promise<T> {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt > this.clock.now()) return entry.value as T;
+    if (entry) this.entries.delete(key);
+    const running = this.inflight.get(key);
+    if (running) return running as Promise<T>;
+    const promise = compute()
+      .then((value) => {
+        if (keep(value)) this.store(key, value);
+        return value;
+      })
+      .finally(() => this.inflight.delete(key));
+    this.inflight.set(key, promise);
+    return promise;
+  }
+
+  private store(key: string, value: unknown): void {
+    this.entries.delete(key);
+    this.entries.set(key, { value, expiresAt: this.clock.now() + this.options.ttlMs });
+    // Oldest first in a Map's order: drop from the front.
+    while (this.entries.size > this.options.maxEntries) {
+      this.entries.delete(this.entries.keys().next().value as string);
+    }
+  }
+}
