@@ -508,7 +508,6 @@ async function measureColdStatistics(url) {
       steal: null,
       others: null,
       errors: 0,
-      first: times[0] === undefined ? null : times[0],
     };
   } finally {
     await dataSource.destroy();

@@ -7,7 +7,7 @@ export interface ListCacheOptions {
 
 /**
  * A short-lived memo for the public list's expensive results (issue 7): a count walks every matching row (about
- * 5 ms for 90,000 approved libraries, 25–45 ms for a word found in 40 % of them) and ranking a common word ranks
+ * 5 ms for 90,000 approved libraries, 25–45 ms for a word found in 45 % of them) and ranking a common word ranks
  * all of its matches. Only values the caller marks as worth keeping are stored, so small results stay exact;
  * a kept one may lag writes by up to `ttlMs`, which the list's public Cache-Control (60 s) allows anyway.
  * Concurrent misses of one key share one query.
