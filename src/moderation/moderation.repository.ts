@@ -55,6 +55,12 @@ const REF_COLUMNS = `l.id AS library_id, l.slug AS library_slug, l.name AS libra
   l.city AS library_city, l.country AS library_country, l.status AS library_status,
   x.created_by, u.username AS created_by_username`;
 
+/** A report or community photo with the library it belongs to and its author. */
+const REPORT_SELECT = `SELECT x.id, x.reason, x.details, x.photo_key, x.status, x.created_at, ${REF_COLUMNS}
+  FROM reports x JOIN libraries l ON l.id = x.library_id LEFT JOIN users u ON u.id = x.created_by`;
+const PHOTO_SELECT = `SELECT x.id, x.caption, x.photo_key, x.thumbnail_key, x.status, x.created_at, ${REF_COLUMNS}
+  FROM library_photos x JOIN libraries l ON l.id = x.library_id LEFT JOIN users u ON u.id = x.created_by`;
+
 export interface LibraryFilter {
   status: string;
   q?: string;
@@ -191,8 +197,7 @@ export class ModerationRepository {
   ): Promise<ModerationReportRow[]> {
     const { where, params } = statusWhere('x', filters);
     return this.dataSource.query(
-      `SELECT x.id, x.reason, x.details, x.photo_key, x.status, x.created_at, ${REF_COLUMNS}
-       FROM reports x JOIN libraries l ON l.id = x.library_id LEFT JOIN users u ON u.id = x.created_by
+      `${REPORT_SELECT}
        ${where} ORDER BY x.created_at DESC, x.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, limit, offset],
     );
@@ -201,8 +206,7 @@ export class ModerationRepository {
   async findReport(id: number): Promise<ModerationReportRow | null> {
     if (!isSerialId(id)) return null;
     const rows = await this.dataSource.query<ModerationReportRow[]>(
-      `SELECT x.id, x.reason, x.details, x.photo_key, x.status, x.created_at, ${REF_COLUMNS}
-       FROM reports x JOIN libraries l ON l.id = x.library_id LEFT JOIN users u ON u.id = x.created_by
+      `${REPORT_SELECT}
        WHERE x.id = $1`,
       [id],
     );
@@ -234,8 +238,7 @@ export class ModerationRepository {
   ): Promise<ModerationPhotoRow[]> {
     const { where, params } = statusWhere('x', filters);
     return this.dataSource.query(
-      `SELECT x.id, x.caption, x.photo_key, x.thumbnail_key, x.status, x.created_at, ${REF_COLUMNS}
-       FROM library_photos x JOIN libraries l ON l.id = x.library_id LEFT JOIN users u ON u.id = x.created_by
+      `${PHOTO_SELECT}
        ${where} ORDER BY x.created_at DESC, x.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, limit, offset],
     );
@@ -244,8 +247,7 @@ export class ModerationRepository {
   async findPhoto(id: number): Promise<ModerationPhotoRow | null> {
     if (!isSerialId(id)) return null;
     const rows = await this.dataSource.query<ModerationPhotoRow[]>(
-      `SELECT x.id, x.caption, x.photo_key, x.thumbnail_key, x.status, x.created_at, ${REF_COLUMNS}
-       FROM library_photos x JOIN libraries l ON l.id = x.library_id LEFT JOIN users u ON u.id = x.created_by
+      `${PHOTO_SELECT}
        WHERE x.id = $1`,
       [id],
     );
