@@ -37,6 +37,17 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': 'off' },
   },
   {
+    // The staff console's one browser script.
+    files: ['src/admin/assets/**/*.js'],
+    languageOptions: {
+      globals: {
+        document: 'readonly',
+        HTMLFormElement: 'readonly',
+        setTimeout: 'readonly',
+      },
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     ignores: ['src/map-contribution/**', 'src/app.module.ts', 'src/main.ts'],
     rules: {

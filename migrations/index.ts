@@ -2,6 +2,7 @@ import { InitialPlatform1763700000000 } from './1763700000000-initial-platform.j
 import { Accounts1763800000000 } from './1763800000000-accounts.js';
 import { Libraries1763900000000 } from './1763900000000-libraries.js';
 import { MapContribution1764000000000 } from './1764000000000-map-contribution.js';
+import { AdminConsole1764100000000 } from './1764100000000-admin-console.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   Accounts1763800000000,
   Libraries1763900000000,
   MapContribution1764000000000,
+  AdminConsole1764100000000,
 ];

@@ -11,6 +11,7 @@ import { RATE_LIMIT_GUARD, RateLimitModule } from './common/rate-limit/rate-limi
 import { RedisModule } from './common/redis/redis.module.js';
 import { ApiValidationPipe } from './common/validation/validation.pipe.js';
 import { AuthModule, JWT_AUTH_GUARD, STAFF_GUARD } from './auth/auth.module.js';
+import { AdminModule } from './admin/admin.module.js';
 import { AppConfig } from './config/app-config.js';
 import { BenchModule } from './bench/bench.module.js';
 import { ConfigModule } from './config/config.module.js';
@@ -66,6 +67,7 @@ export class AppModule {
         LibraryDetailModule,
         StatisticsModule,
         MapContributionModule,
+        AdminModule,
         ...(options.config.benchCeilingRoute ? [BenchModule] : []),
       ],
       providers: [

@@ -3,6 +3,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { CONSOLE_PATHS } from './admin/admin.module.js';
+import { serveConsoleAssets } from './admin/console-assets.js';
 import { PINO, PinoNestLogger, requestLogger } from './common/logging/logging.module.js';
 import { deferredBodyParsers } from './common/http/deferred-body-parser.js';
 import { serveMedia } from './common/media/serve-media.js';
@@ -33,9 +35,11 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
     exclude: [
       { path: 'health', method: RequestMethod.GET },
       { path: 'ready', method: RequestMethod.GET },
+      ...CONSOLE_PATHS.map((path) => ({ path, method: RequestMethod.ALL })),
     ],
   });
   serveMedia(app, config.mediaRoot);
+  serveConsoleAssets(app);
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,

@@ -23,7 +23,7 @@ import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/auth.decorators.js';
 import { Public } from '../common/auth/public.decorator.js';
 import { ErrorResponse } from '../common/errors/error.response.js';
-import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
+import { PASSWORD_LOGIN_BUCKET, RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { AccountService } from './account.service.js';
 import { AuthService } from './auth.service.js';
 import { SocialAuthService } from './social-auth.service.js';
@@ -68,7 +68,7 @@ export class AuthController {
   @Post('login')
   @Public()
   @HttpCode(HttpStatus.OK)
-  @RateLimit('login')
+  @RateLimit('login', { bucket: PASSWORD_LOGIN_BUCKET })
   @ApiOperation({ summary: 'Sign in with username or email and password' })
   @ApiOkResponse({ type: TokenPairResponse })
   @ApiUnauthorizedResponse({ type: ErrorResponse, description: 'Invalid credentials.' })

@@ -78,7 +78,7 @@ import { UsedIdentityTokenEntity } from './used-identity-token.entity.js';
           : database,
     },
   ],
-  exports: [JwtAuthGuard, StaffGuard, TokensService, SessionsRepository],
+  exports: [JwtAuthGuard, StaffGuard, TokensService, SessionsRepository, AuthService],
 })
 export class AuthModule {}
 

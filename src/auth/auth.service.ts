@@ -4,6 +4,7 @@ import { Clock } from '../common/clock.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { AppConfig } from '../config/app-config.js';
 import { PasswordHasher } from '../users/password-hasher.js';
+import type { UserEntity } from '../users/user.entity.js';
 import { DuplicateUserError } from '../users/unique-violation.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { AUTH_MESSAGES } from './auth.messages.js';
@@ -61,25 +62,45 @@ export class AuthService {
   }
 
   async login(dto: LoginDto): Promise<TokenPair> {
+    const user = await this.verifyCredentials(dto.username, dto.password);
+    if (!user) throw ApiError.unauthorized(AUTH_MESSAGES.invalidCredentials);
+    return this.startSession(user.id);
+  }
+
+  /**
+   * The active account that a username or email and password sign in, or null. A miss costs as much time as a
+   * wrong password (a dummy hash is verified when no account has one).
+   */
+  async verifyCredentials(identifier: string, password: string): Promise<UserEntity | null> {
     const candidates =
-      dto.username && dto.password.length <= MAX_LOGIN_PASSWORD_UNITS
-        ? await this.users.loginCandidates(dto.username)
+      identifier && password.length <= MAX_LOGIN_PASSWORD_UNITS
+        ? await this.users.loginCandidates(identifier)
         : [];
     let hashChecked = false;
     for (const user of candidates) {
       if (!user.passwordHash) continue;
       hashChecked = true;
-      if ((await this.hasher.verify(user.passwordHash, dto.password)) && user.isActive) {
-        return this.startSession(user.id);
-      }
+      if ((await this.hasher.verify(user.passwordHash, password)) && user.isActive) return user;
     }
     if (!hashChecked) {
       await this.hasher.verify(
         await this.getDummyHash(),
-        dto.password.slice(0, MAX_LOGIN_PASSWORD_UNITS),
+        password.slice(0, MAX_LOGIN_PASSWORD_UNITS),
       );
     }
-    throw ApiError.unauthorized(AUTH_MESSAGES.invalidCredentials);
+    return null;
+  }
+
+  /** Opens a server-side session (no tokens) for a sign-in that carries its own credential, e.g. the console. */
+  async openSession(
+    userId: number,
+    ttlSeconds = this.config.jwt.refreshTtlSeconds,
+  ): Promise<{ id: string; expiresAt: Date }> {
+    const now = this.clock.date();
+    const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+    const session = await this.sessions.open(userId, now, expiresAt);
+    await this.users.recordLogin(userId, now);
+    return { id: session.id, expiresAt: session.expiresAt };
   }
 
   /** A new access token for the refresh token's session, while the session and its user are live. */
@@ -98,10 +119,7 @@ export class AuthService {
 
   /** Opens a session for the user and answers its token pair. */
   async startSession(userId: number): Promise<TokenPair> {
-    const now = this.clock.date();
-    const expiresAt = new Date(now.getTime() + this.config.jwt.refreshTtlSeconds * 1000);
-    const session = await this.sessions.open(userId, now, expiresAt);
-    await this.users.recordLogin(userId, now);
+    const session = await this.openSession(userId);
     return this.tokens.issuePair(userId, session.id, session.expiresAt);
   }
 

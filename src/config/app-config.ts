@@ -35,6 +35,8 @@ export class AppConfig {
   /** Express `trust proxy` value; false when unset. */
   readonly trustProxy!: boolean | number | string;
   readonly jwt!: { secret: string; accessTtlSeconds: number; refreshTtlSeconds: number };
+  /** The staff console's cookie sessions: signed out after `idleSeconds` without a request, and after `maxSeconds`. */
+  readonly adminSession!: { idleSeconds: number; maxSeconds: number };
   readonly rateLimit!: {
     enabled: boolean;
     windowSeconds: number;
@@ -173,6 +175,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       secret: env.JWT_SECRET ?? embeddedJwtSecret(dataDir),
       accessTtlSeconds: parseDuration(env.JWT_ACCESS_TTL ?? '5m'),
       refreshTtlSeconds: parseDuration(env.JWT_REFRESH_TTL ?? '30d'),
+    },
+    adminSession: {
+      idleSeconds: parseDuration(env.ADMIN_SESSION_IDLE_TTL ?? '30m'),
+      maxSeconds: parseDuration(env.ADMIN_SESSION_MAX_TTL ?? '12h'),
     },
     rateLimit: {
       enabled: env.RATE_LIMIT_ENABLED ?? true,

@@ -121,6 +121,16 @@ export class EnvironmentVariables {
   JWT_REFRESH_TTL?: string;
 
   @IsOptional()
+  @Matches(DURATION, { message: 'ADMIN_SESSION_IDLE_TTL must be a duration such as 30m' })
+  @Transform(toTrimmed)
+  ADMIN_SESSION_IDLE_TTL?: string;
+
+  @IsOptional()
+  @Matches(DURATION, { message: 'ADMIN_SESSION_MAX_TTL must be a duration such as 12h' })
+  @Transform(toTrimmed)
+  ADMIN_SESSION_MAX_TTL?: string;
+
+  @IsOptional()
   @IsBoolean()
   @Transform(toBool)
   RATE_LIMIT_ENABLED?: boolean;

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
+import { AdminModule } from '../admin/admin.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { MapApiClient } from './adapters/map-api.client.js';
 import { MapQueryClient } from './adapters/map-query.client.js';
+import { MapContributionConsoleController } from './console/map-contribution-console.controller.js';
 import { MapContributionController } from './map-contribution.controller.js';
 import { MapContributionRepository } from './map-contribution.repository.js';
 import {
@@ -12,11 +14,12 @@ import {
 import { WriteGatesService } from './write-gates.js';
 
 /**
- * Staff-only map contribution. Imported by AppModule alone: no other module may reach it (lint rule
- * `no-restricted-imports` and the before-stop check enforce that).
+ * Staff-only map contribution: the JSON API and the staff console's pages. Imported by AppModule alone: no other
+ * module may reach it (lint rule `no-restricted-imports` and the before-stop check enforce that).
  */
 @Module({
-  controllers: [MapContributionController],
+  imports: [AdminModule],
+  controllers: [MapContributionController, MapContributionConsoleController],
   providers: [
     MapContributionRepository,
     WriteGatesService,

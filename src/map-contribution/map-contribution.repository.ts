@@ -61,6 +61,12 @@ export interface EventRow {
   created_at: Date;
 }
 
+/** An event of the whole history, with the library it concerns (null once the library was deleted). */
+export interface HistoryEventRow extends EventRow {
+  library_slug: string | null;
+  library_name: string | null;
+}
+
 export interface NewEvent {
   type: string;
   outcome: string;
@@ -274,6 +280,26 @@ export class MapContributionRepository {
       `SELECT event_type, outcome, actor_id, actor_username, attempt_key, details, created_at
        FROM map_contribution_events WHERE contribution_id = $1 ORDER BY id`,
       [recordId],
+    );
+  }
+
+  async countAllEvents(): Promise<number> {
+    const rows = (await this.dataSource.query(
+      'SELECT count(*)::int AS count FROM map_contribution_events',
+    )) as { count: number }[];
+    return rows[0]!.count;
+  }
+
+  /** The whole audit history, newest first. */
+  allEvents(limit: number, offset: number): Promise<HistoryEventRow[]> {
+    return this.dataSource.query(
+      `SELECT e.event_type, e.outcome, e.actor_id, e.actor_username, e.attempt_key, e.details, e.created_at,
+              l.slug AS library_slug, l.name AS library_name
+         FROM map_contribution_events e
+         LEFT JOIN libraries l ON l.id = e.library_id
+        ORDER BY e.id DESC
+        LIMIT $1 OFFSET $2`,
+      [limit, offset],
     );
   }
 

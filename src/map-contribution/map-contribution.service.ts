@@ -30,7 +30,9 @@ import type {
 import type {
   BatchConfirmBatchDto,
   BatchConfirmResponse,
+  ContributionEventDto,
   ContributionRecordResponse,
+  HistoryEventResponse,
   PreviewResponse,
   ResolveDto,
 } from './dto/map-contribution.dto.js';
@@ -38,6 +40,7 @@ import {
   MapContributionRepository,
   type ContributionLibraryRow,
   type ContributionRow,
+  type EventRow,
 } from './map-contribution.repository.js';
 import { WriteGatesService } from './write-gates.js';
 
@@ -54,7 +57,7 @@ type Actor = { id: number; username: string };
 export const STUCK_WRITE_MS = 10 * 60 * 1000;
 
 /** The check blockers a confirm clears itself by rerunning the check. */
-const CHECK_BLOCKERS: readonly string[] = ['check_missing', 'check_stale', 'check_failed'];
+export const CHECK_BLOCKERS: readonly string[] = ['check_missing', 'check_stale', 'check_failed'];
 
 /** Exactly what a write sends: recorded in write_started before any outbound call. */
 interface WritePayload {
@@ -237,6 +240,22 @@ export class MapContributionService {
     const gates = await this.gates.current();
     const events = record ? await this.repository.events(record.id) : [];
     return this.toResponse(library, record, this.blockers(library, record, gates), events);
+  }
+
+  /** Every recorded event of every library, newest first. */
+  auditHistory(query: PaginationQueryDto): Promise<Page<HistoryEventResponse>> {
+    return paginate(
+      query,
+      () => this.repository.countAllEvents(),
+      async (limit, offset) =>
+        (await this.repository.allEvents(limit, offset)).map((event) => ({
+          ...eventResponse(event),
+          library:
+            event.library_slug !== null
+              ? { slug: event.library_slug, name: event.library_name ?? '' }
+              : null,
+        })),
+    );
   }
 
   /** Runs the duplicate check against current map data and records its outcome. */
@@ -978,7 +997,7 @@ export class MapContributionService {
     library: ContributionLibraryRow,
     record: ContributionRow | null,
     blockers: Blocker[],
-    events: Awaited<ReturnType<MapContributionRepository['events']>>,
+    events: EventRow[],
   ): ContributionRecordResponse {
     return {
       library: {
@@ -1012,17 +1031,21 @@ export class MapContributionService {
       last_error_message: record?.last_error_message ?? '',
       eligible: blockers.length === 0,
       blockers,
-      events: events.map((event) => ({
-        type: event.event_type,
-        outcome: event.outcome,
-        actor:
-          event.actor_id !== null && event.actor_username
-            ? { id: event.actor_id, username: event.actor_username }
-            : null,
-        attempt_key: event.attempt_key,
-        details: event.details,
-        created_at: new Date(event.created_at).toISOString(),
-      })),
+      events: events.map(eventResponse),
     };
   }
+}
+
+function eventResponse(event: EventRow): ContributionEventDto {
+  return {
+    type: event.event_type,
+    outcome: event.outcome,
+    actor:
+      event.actor_id !== null && event.actor_username
+        ? { id: event.actor_id, username: event.actor_username }
+        : null,
+    attempt_key: event.attempt_key,
+    details: event.details,
+    created_at: new Date(event.created_at).toISOString(),
+  };
 }

@@ -10,7 +10,7 @@ import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
 import { ApiError, type ErrorDetails } from './api-error.js';
 
-interface ErrorBody {
+export interface ErrorBody {
   message: string;
   details: ErrorDetails;
 }
@@ -62,7 +62,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     response.status(status).json(body);
   }
 
-  private toEnvelope(exception: unknown, request: Request): [number, ErrorBody] {
+  protected toEnvelope(exception: unknown, request: Request): [number, ErrorBody] {
     if (exception instanceof ApiError) {
       return [exception.getStatus(), { message: exception.message, details: exception.details }];
     }

@@ -9,6 +9,9 @@ export interface RateLimitSpec {
   bucket?: string;
 }
 
+/** The API's login and the staff console's sign-in count against one counter per client. */
+export const PASSWORD_LOGIN_BUCKET = 'password-login';
+
 /** Every route names its tier; the app refuses to start if one does not (see RateLimitRouteAudit). */
 export const RateLimit = (tier: RateLimitTier, options: { bucket?: string } = {}) =>
   SetMetadata(RATE_LIMIT_KEY, { tier, bucket: options.bucket } satisfies RateLimitSpec);

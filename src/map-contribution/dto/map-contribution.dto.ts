@@ -184,6 +184,17 @@ export class ContributionEventDto {
   created_at: string;
 }
 
+export class HistoryLibraryDto {
+  slug: string;
+  name: string;
+}
+
+/** An event of the whole audit history with the library it concerns (null once the library was deleted). */
+export class HistoryEventResponse extends ContributionEventDto {
+  @ApiProperty({ type: HistoryLibraryDto, nullable: true })
+  library: HistoryLibraryDto | null;
+}
+
 export class ContributionRecordResponse {
   library: ContributionLibraryDto;
   @ApiProperty({ enum: CONTRIBUTION_STATUSES })

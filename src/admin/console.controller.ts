@@ -1,0 +1,223 @@
+import {
+  Body,
+  Controller,
+  Get,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Public } from '../common/auth/public.decorator.js';
+import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
+import {
+  IdParamDto,
+  ReviewChangesDto,
+  UpdateLibraryStatusDto,
+  UpdatePhotoStatusDto,
+  UpdateReportStatusDto,
+} from '../moderation/dto/moderation.dto.js';
+import { ModerationService } from '../moderation/moderation.service.js';
+import { REPORT_REASONS } from '../reports/dto/create-report.dto.js';
+import { StatisticsService } from '../statistics/statistics.service.js';
+import { ConsoleExceptionFilter } from './console-exception.filter.js';
+import { clearCookie, consoleReturnPath, readCookie, SESSION_COOKIE } from './console-http.js';
+import { ConsolePages, pager, type ConsoleRequest } from './console-pages.js';
+import { ConsoleSessionGuard } from './console-session.guard.js';
+import { ConsoleSessionService } from './console-session.service.js';
+import {
+  ConsoleLibrariesQueryDto,
+  ConsolePhotosQueryDto,
+  ConsoleReportsQueryDto,
+} from './dto/console.dto.js';
+import { growthChartSvg } from './growth-chart.js';
+import { stagedDiff } from './staged-diff.js';
+
+const LIBRARY_DONE: Record<string, string> = {
+  approved: 'Library approved: it is now public.',
+  rejected: 'Library rejected.',
+  pending: 'Library returned to pending.',
+};
+
+/**
+ * The staff console's moderation pages. Every action calls the moderation service the JSON API uses, then
+ * redirects (post/redirect/get) with a message.
+ */
+@ApiExcludeController()
+@Public()
+@UseGuards(ConsoleSessionGuard)
+@UseFilters(ConsoleExceptionFilter)
+@Controller('admin')
+export class ConsoleController {
+  constructor(
+    private readonly pages: ConsolePages,
+    private readonly sessions: ConsoleSessionService,
+    private readonly moderation: ModerationService,
+    private readonly statistics: StatisticsService,
+  ) {}
+
+  @Post('logout')
+  @RateLimit('write')
+  async signOut(@Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+    await this.sessions.signOut(readCookie(req, SESSION_COOKIE));
+    clearCookie(req, res, SESSION_COOKIE);
+    this.pages.redirect(req, res, '/admin/login', { kind: 'notice', text: 'Signed out.' });
+  }
+
+  @Get()
+  @RateLimit('read')
+  async dashboard(@Req() req: ConsoleRequest, @Res() res: Response): Promise<void> {
+    const [summary, statistics] = await Promise.all([
+      this.moderation.summary(),
+      this.statistics.get(),
+    ]);
+    const caption = `Approved libraries, cumulative (${statistics.granularity})`;
+    this.pages.render(req, res, 'dashboard', {
+      title: 'Dashboard',
+      section: 'dashboard',
+      summary,
+      statistics,
+      chart: growthChartSvg(statistics.cumulative_series, caption),
+    });
+  }
+
+  @Get('libraries')
+  @RateLimit('read')
+  async libraries(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Query() query: ConsoleLibrariesQueryDto,
+  ): Promise<void> {
+    const page = await this.moderation.listLibraries(query);
+    this.pages.render(req, res, 'libraries', {
+      title: 'Libraries',
+      section: 'libraries',
+      query,
+      page,
+      pager: pager(req, page.pagination),
+    });
+  }
+
+  @Get('libraries/:slug')
+  @RateLimit('read')
+  async library(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+  ): Promise<void> {
+    const library = await this.moderation.getLibrary(slug);
+    this.pages.render(req, res, 'library', {
+      title: library.name || library.slug,
+      section: 'libraries',
+      library,
+      diff: stagedDiff(library),
+    });
+  }
+
+  @Post('libraries/:slug/status')
+  @RateLimit('write')
+  async setLibraryStatus(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+    @Body() form: UpdateLibraryStatusDto,
+  ): Promise<void> {
+    const library = await this.moderation.setLibraryStatus(slug, form);
+    this.pages.redirect(req, res, `/admin/libraries/${encodeURIComponent(library.slug)}`, {
+      kind: 'notice',
+      text: LIBRARY_DONE[library.status] ?? 'Saved.',
+    });
+  }
+
+  @Post('libraries/:slug/changes')
+  @RateLimit('write')
+  async reviewChanges(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+    @Body() form: ReviewChangesDto,
+  ): Promise<void> {
+    const library = await this.moderation.reviewChanges(slug, form);
+    this.pages.redirect(req, res, `/admin/libraries/${encodeURIComponent(library.slug)}`, {
+      kind: 'notice',
+      text:
+        form.action === 'approve'
+          ? 'Staged changes applied.'
+          : 'Staged changes rejected: the library is unchanged.',
+    });
+  }
+
+  @Get('photos')
+  @RateLimit('read')
+  async photos(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Query() query: ConsolePhotosQueryDto,
+  ): Promise<void> {
+    const page = await this.moderation.listPhotos(query);
+    this.pages.render(req, res, 'photos', {
+      title: 'Community photos',
+      section: 'photos',
+      query,
+      page,
+      pager: pager(req, page.pagination),
+    });
+  }
+
+  @Post('photos/:id')
+  @RateLimit('write')
+  async setPhotoStatus(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param() params: IdParamDto,
+    @Body() form: UpdatePhotoStatusDto,
+  ): Promise<void> {
+    const photo = await this.moderation.setPhotoStatus(params.id, form.status);
+    this.pages.redirect(req, res, consoleReturnPath(this.returnOf(req), req), {
+      kind: 'notice',
+      text: `Photo #${photo.id} of “${photo.library.name}” is now ${photo.status}.`,
+    });
+  }
+
+  @Get('reports')
+  @RateLimit('read')
+  async reports(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Query() query: ConsoleReportsQueryDto,
+  ): Promise<void> {
+    const page = await this.moderation.listReports(query);
+    this.pages.render(req, res, 'reports', {
+      title: 'Reports',
+      section: 'reports',
+      query,
+      reasons: REPORT_REASONS,
+      page,
+      pager: pager(req, page.pagination),
+    });
+  }
+
+  @Post('reports/:id')
+  @RateLimit('write')
+  async setReportStatus(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param() params: IdParamDto,
+    @Body() form: UpdateReportStatusDto,
+  ): Promise<void> {
+    const report = await this.moderation.setReportStatus(params.id, form.status);
+    this.pages.redirect(req, res, consoleReturnPath(this.returnOf(req), req), {
+      kind: 'notice',
+      text: `Report #${report.id} on “${report.library.name}” is now ${report.status}.`,
+    });
+  }
+
+  /** The hidden `_return` field of list forms (validated by consoleReturnPath; the DTOs drop unknown fields). */
+  private returnOf(req: ConsoleRequest): unknown {
+    return ((req.body ?? {}) as { _return?: unknown })._return;
+  }
+}

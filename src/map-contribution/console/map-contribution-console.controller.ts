@@ -1,0 +1,256 @@
+import {
+  Body,
+  Controller,
+  Get,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+  UseFilters,
+  UseGuards,
+} from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ConsoleExceptionFilter } from '../../admin/console-exception.filter.js';
+import { ConsolePages, pager, type ConsoleRequest } from '../../admin/console-pages.js';
+import { ConsoleSessionGuard } from '../../admin/console-session.guard.js';
+import { Public } from '../../common/auth/public.decorator.js';
+import { PaginationQueryDto } from '../../common/pagination/pagination.js';
+import { RateLimit } from '../../common/rate-limit/rate-limit.decorator.js';
+import type { VerifiedValues } from '../domain/types.js';
+import {
+  CONTRIBUTION_STATUSES,
+  ResolveDto,
+  VerifiedQueryDto,
+} from '../dto/map-contribution.dto.js';
+import { CHECK_BLOCKERS, MapContributionService } from '../map-contribution.service.js';
+import {
+  ConsoleConfirmDto,
+  ConsoleContributionsQueryDto,
+  ConsoleWithdrawDto,
+} from './console.dto.js';
+
+const verifiedOf = (query: VerifiedQueryDto): VerifiedValues => ({
+  name: query.verified_name ?? false,
+  brand: query.verified_brand ?? false,
+  operator: query.verified_operator ?? false,
+  website: query.verified_website ?? false,
+});
+
+const actorOf = (req: ConsoleRequest) => ({
+  id: req.consoleUser!.id,
+  username: req.consoleUser!.username,
+});
+
+const RESOLVED: Record<ResolveDto['outcome'], string> = {
+  same_feature: 'Resolved as the same feature: the existing element is linked, nothing is created.',
+  different_feature:
+    'Resolved as a different feature (reason recorded). Run a fresh check before writing.',
+  unclear: 'Recorded as unclear: the library stays a possible duplicate.',
+};
+
+/**
+ * The staff console's map-contribution pages (/admin/contributions and /admin/audit). Every action is the staff service the
+ * JSON API uses; the write needs the preview, then a separate confirmation page with an explicit confirmation.
+ */
+@ApiExcludeController()
+@Public()
+@UseGuards(ConsoleSessionGuard)
+@UseFilters(ConsoleExceptionFilter)
+@Controller('admin')
+export class MapContributionConsoleController {
+  constructor(
+    private readonly pages: ConsolePages,
+    private readonly contributions: MapContributionService,
+  ) {}
+
+  @Get('contributions')
+  @RateLimit('read')
+  async list(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Query() query: ConsoleContributionsQueryDto,
+  ): Promise<void> {
+    const page = await this.contributions.list(query);
+    this.pages.render(req, res, 'contributions', {
+      title: 'Map contributions',
+      section: 'contributions',
+      query,
+      statuses: CONTRIBUTION_STATUSES,
+      page,
+      pager: pager(req, page.pagination),
+    });
+  }
+
+  @Get('audit')
+  @RateLimit('read')
+  async history(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Query() query: PaginationQueryDto,
+  ): Promise<void> {
+    const page = await this.contributions.auditHistory(query);
+    this.pages.render(req, res, 'history', {
+      title: 'Audit history',
+      section: 'audit',
+      page,
+      pager: pager(req, page.pagination),
+    });
+  }
+
+  @Get('contributions/:slug')
+  @RateLimit('read')
+  async detail(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+  ): Promise<void> {
+    const record = await this.contributions.detail(slug);
+    this.pages.render(req, res, 'contribution', {
+      title: `Contribution: ${record.library.name || record.library.slug}`,
+      section: 'contributions',
+      record,
+      base: this.base(slug),
+    });
+  }
+
+  @Post('contributions/:slug/check')
+  @RateLimit('write')
+  async check(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+  ): Promise<void> {
+    const record = await this.contributions.check(slug, actorOf(req));
+    const found = record.duplicate_candidates.length;
+    this.pages.redirect(req, res, this.base(slug), {
+      kind: record.last_error_code && record.status !== 'no_match' ? 'error' : 'notice',
+      text: `Duplicate check done: ${record.status.replace(/_/g, ' ')}${found ? ` (${found} candidate${found === 1 ? '' : 's'})` : ''}.`,
+    });
+  }
+
+  @Post('contributions/:slug/resolve')
+  @RateLimit('write')
+  async resolve(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+    @Body() form: ResolveDto,
+  ): Promise<void> {
+    await this.contributions.resolve(slug, actorOf(req), form);
+    this.pages.redirect(req, res, this.base(slug), {
+      kind: 'notice',
+      text: RESOLVED[form.outcome],
+    });
+  }
+
+  @Get('contributions/:slug/preview')
+  @RateLimit('read')
+  async preview(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+    @Query() query: VerifiedQueryDto,
+  ): Promise<void> {
+    const verified = verifiedOf(query);
+    const [record, preview] = await Promise.all([
+      this.contributions.detail(slug),
+      this.contributions.preview(slug, verified),
+    ]);
+    this.pages.render(req, res, 'preview', {
+      title: `Preview: ${record.library.name || record.library.slug}`,
+      section: 'contributions',
+      record,
+      preview,
+      verified,
+      base: this.base(slug),
+    });
+  }
+
+  /** The second step: the exact payload again and an explicit confirmation, or why the write is unavailable. */
+  @Get('contributions/:slug/confirm')
+  @RateLimit('read')
+  async confirmPage(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+    @Query() query: VerifiedQueryDto,
+  ): Promise<void> {
+    const verified = verifiedOf(query);
+    const [record, preview] = await Promise.all([
+      this.contributions.detail(slug),
+      this.contributions.preview(slug, verified),
+    ]);
+    this.pages.render(req, res, 'confirm', {
+      title: `Confirm write: ${record.library.name || record.library.slug}`,
+      section: 'contributions',
+      record,
+      preview,
+      verified,
+      // The confirm reruns the duplicate check itself, so a missing or stale check does not block it here.
+      writeBlockers: preview.blockers.filter((b) => !CHECK_BLOCKERS.includes(b.code)),
+      base: this.base(slug),
+    });
+  }
+
+  @Post('contributions/:slug/confirm')
+  @RateLimit('write')
+  async confirm(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+    @Body() form: ConsoleConfirmDto,
+  ): Promise<void> {
+    const record = await this.contributions.confirm(slug, actorOf(req), verifiedOf(form));
+    const written = record.status === 'contributed' && record.mapdb_element_id !== null;
+    this.pages.redirect(
+      req,
+      res,
+      this.base(slug),
+      written
+        ? {
+            kind: 'notice',
+            text: `Written to the map database: node ${record.mapdb_element_id} in changeset ${record.changeset_id}.`,
+          }
+        : {
+            kind: 'error',
+            text: `Not written: the contribution is ${record.status.replace(/_/g, ' ')}.`,
+            details: [record.last_error_message].filter(Boolean),
+          },
+    );
+  }
+
+  @Post('contributions/:slug/reconcile')
+  @RateLimit('write')
+  async reconcile(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+  ): Promise<void> {
+    const record = await this.contributions.reconcile(slug, actorOf(req));
+    this.pages.redirect(req, res, this.base(slug), {
+      kind: 'notice',
+      text: `Reconciled: the contribution is ${record.status.replace(/_/g, ' ')}.`,
+    });
+  }
+
+  @Post('contributions/:slug/withdraw')
+  @RateLimit('write')
+  async withdraw(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+    @Body() _form: ConsoleWithdrawDto,
+  ): Promise<void> {
+    await this.contributions.withdraw(slug, actorOf(req));
+    this.pages.redirect(req, res, this.base(slug), {
+      kind: 'notice',
+      text: 'Permission withdrawn: this library will never be contributed.',
+    });
+  }
+
+  private base(slug: string): string {
+    return `/admin/contributions/${encodeURIComponent(slug)}`;
+  }
+}
