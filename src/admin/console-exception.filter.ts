@@ -8,8 +8,9 @@ import { ConsoleSignInRequired } from './console-session.guard.js';
 
 /** Field errors (422) and refusal reasons (409 blockers) as lines a person can read. */
 export function detailLines(details: ErrorDetails): string[] {
-  if (Array.isArray(details)) {
-    return details.map((item) => {
+  const errors = (details as { errors?: unknown } | null)?.errors;
+  if (Array.isArray(errors)) {
+    return errors.map((item) => {
       const { loc, msg } = item as { loc?: unknown[]; msg?: string };
       const field = Array.isArray(loc) ? loc.slice(1).join('.') : '';
       return field ? `${field}: ${msg ?? ''}` : String(msg ?? '');

@@ -81,6 +81,8 @@ export interface LibraryFixture {
   contact?: string;
   operator?: string;
   brand?: string;
+  /** A staged owner edit, as JSON text. */
+  pending_changes?: string | null;
 }
 
 export interface InsertedLibrary {
