@@ -25,5 +25,13 @@ export default {
       globalSetup: '<rootDir>/test/setup/global-setup.mjs',
       globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
     },
+    {
+      // The staff console in Chromium (test/support/browser.ts); needs the build and the e2e databases.
+      ...common,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/**/*.browser-spec.ts'],
+      globalSetup: '<rootDir>/test/setup/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
+    },
   ],
 };

@@ -111,6 +111,8 @@ async function redisAvailable(url) {
 }
 
 export default async function globalSetup() {
+  // The e2e and browser projects share this setup; a run of both prepares the databases once.
+  if (process.env.TEST_DB_MODE) return;
   if (!existsSync(join(dist, 'src/main.js')))
     throw new Error('Build first: npm run build (npm test does).');
   const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

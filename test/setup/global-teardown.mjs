@@ -1,3 +1,5 @@
 export default async function globalTeardown() {
-  await globalThis.__bookcaseEmbedded?.stop();
+  const embedded = globalThis.__bookcaseEmbedded;
+  globalThis.__bookcaseEmbedded = undefined;
+  await embedded?.stop();
 }

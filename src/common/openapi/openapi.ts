@@ -29,6 +29,9 @@ interface Operation {
   operationId?: string;
 }
 
+/** Metadata of `@ApiExcludeController()`: the staff console's HTML pages, which are not part of the API. */
+const EXCLUDED_CONTROLLER = 'swagger/apiExcludeController';
+
 const ref = (model: { name: string }) => ({
   content: { 'application/json': { schema: { $ref: getSchemaPath(model.name) } } },
 });
@@ -41,6 +44,8 @@ function routeFacts(app: INestApplication): Map<string, RouteFacts> {
   const facts = new Map<string, RouteFacts>();
   for (const wrapper of discovery.getControllers()) {
     if (!wrapper.instance || !wrapper.metatype) continue;
+    const excluded = Reflect.getMetadata(EXCLUDED_CONTROLLER, wrapper.metatype) as unknown;
+    if (Array.isArray(excluded) ? excluded[0] === true : excluded === true) continue;
     const prototype = Object.getPrototypeOf(wrapper.instance) as Record<
       string,
       (...args: unknown[]) => unknown
