@@ -111,7 +111,6 @@ export class MapContributionConsoleController {
       title: `Contribution: ${record.library.name || record.library.slug}`,
       section: 'contributions',
       record,
-      base: this.base(slug),
     });
   }
 
@@ -153,19 +152,7 @@ export class MapContributionConsoleController {
     @Param('slug') slug: string,
     @Query() query: VerifiedQueryDto,
   ): Promise<void> {
-    const verified = verifiedOf(query);
-    const [record, preview] = await Promise.all([
-      this.contributions.detail(slug),
-      this.contributions.preview(slug, verified),
-    ]);
-    this.pages.render(req, res, 'preview', {
-      title: `Preview: ${record.library.name || record.library.slug}`,
-      section: 'contributions',
-      record,
-      preview,
-      verified,
-      base: this.base(slug),
-    });
+    await this.renderPreview(req, res, slug, query, 'preview', 'Preview');
   }
 
   /** The second step: the exact payload again and an explicit confirmation, or why the write is unavailable. */
@@ -177,21 +164,7 @@ export class MapContributionConsoleController {
     @Param('slug') slug: string,
     @Query() query: VerifiedQueryDto,
   ): Promise<void> {
-    const verified = verifiedOf(query);
-    const [record, preview] = await Promise.all([
-      this.contributions.detail(slug),
-      this.contributions.preview(slug, verified),
-    ]);
-    this.pages.render(req, res, 'confirm', {
-      title: `Confirm write: ${record.library.name || record.library.slug}`,
-      section: 'contributions',
-      record,
-      preview,
-      verified,
-      // The confirm reruns the duplicate check itself, so a missing or stale check does not block it here.
-      writeBlockers: preview.blockers.filter((b) => !CHECK_BLOCKERS.includes(b.code)),
-      base: this.base(slug),
-    });
+    await this.renderPreview(req, res, slug, query, 'confirm', 'Confirm write');
   }
 
   @Post('contributions/:slug/confirm')
@@ -247,6 +220,31 @@ export class MapContributionConsoleController {
     this.pages.redirect(req, res, this.base(slug), {
       kind: 'notice',
       text: 'Permission withdrawn: this library will never be contributed.',
+    });
+  }
+
+  /** The preview and the confirmation page show the same dry run of the write with the same verification flags. */
+  private async renderPreview(
+    req: ConsoleRequest,
+    res: Response,
+    slug: string,
+    query: VerifiedQueryDto,
+    view: 'preview' | 'confirm',
+    heading: string,
+  ): Promise<void> {
+    const verified = verifiedOf(query);
+    const [record, preview] = await Promise.all([
+      this.contributions.detail(slug),
+      this.contributions.preview(slug, verified),
+    ]);
+    this.pages.render(req, res, view, {
+      title: `${heading}: ${record.library.name || record.library.slug}`,
+      section: 'contributions',
+      record,
+      preview,
+      verified,
+      // The confirm reruns the duplicate check itself, so a missing or stale check does not block it here.
+      writeBlockers: preview.blockers.filter((b) => !CHECK_BLOCKERS.includes(b.code)),
     });
   }
 
