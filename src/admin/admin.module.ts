@@ -39,5 +39,6 @@ export const CONSOLE_PATHS = [
   'admin/photos{/*path}',
   'admin/reports{/*path}',
   'admin/contributions{/*path}',
+  'admin/contributions-batch',
   'admin/audit',
 ];

@@ -7,7 +7,7 @@ export const SESSION_COOKIE = 'bookcase_console';
 /** The sign-in form's CSRF token (double submit): there is no session to hold it yet. */
 export const SIGN_IN_CSRF_COOKIE = 'bookcase_console_signin';
 const FLASH_COOKIE = 'bookcase_console_flash';
-const FLASH_MAX_CHARS = 1500;
+const FLASH_MAX_CHARS = 3000;
 
 /**
  * No inline script or style anywhere: scripts and styles come from /admin/assets, images from this origin (media)

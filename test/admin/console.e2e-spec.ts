@@ -10,14 +10,9 @@ import { createTestApp, itWithDatabaseServer, type TestApp } from '../support/ap
 import { insertCommunityPhoto, insertReport } from '../support/community.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 import { insertLibrary } from '../support/libraries.js';
+import { csrfOf, signInConsole } from '../support/console.js';
 
 const CSRF_REFUSAL = 'This form has expired or did not come from this console.';
-
-const csrfOf = (html: string): string => {
-  const match = /name="_csrf" value="([^"]+)"/.exec(html);
-  if (!match) throw new Error('no _csrf field on the page');
-  return match[1]!;
-};
 
 const cookieNamed = (res: request.Response, name: string): string | undefined =>
   ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith(`${name}=`));
@@ -48,27 +43,7 @@ describe('staff console', () => {
     await db?.drop();
   });
 
-  /** Signs in through the form with a cookie-keeping agent; answers the agent and the last page's CSRF token. */
-  async function signIn(
-    user: RegisteredUser = staff,
-    http = t.http,
-  ): Promise<{ agent: ReturnType<typeof request.agent>; csrf: string }> {
-    const agent = request.agent(http);
-    const form = await agent.get('/admin/login');
-    const res = await agent
-      .post('/admin/login')
-      .type('form')
-      .send({
-        _csrf: csrfOf(form.text),
-        username: user.username,
-        password: user.password,
-        next: '/admin',
-      });
-    expect(res.status).toBe(303);
-    const dashboard = await agent.get('/admin');
-    expect(dashboard.status).toBe(200);
-    return { agent, csrf: csrfOf(dashboard.text) };
-  }
+  const signIn = (user: RegisteredUser = staff, http = t.http) => signInConsole(http, user);
 
   describe('sign-in', () => {
     it('sends a visitor without a session to the sign-in form, keeping where they were going', async () => {

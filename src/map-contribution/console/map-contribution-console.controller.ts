@@ -26,6 +26,8 @@ import {
 } from '../dto/map-contribution.dto.js';
 import { CHECK_BLOCKERS, MapContributionService } from '../map-contribution.service.js';
 import {
+  ConsoleBatchConfirmDto,
+  ConsoleBatchQueryDto,
   ConsoleConfirmDto,
   ConsoleContributionsQueryDto,
   ConsoleWithdrawDto,
@@ -80,6 +82,68 @@ export class MapContributionConsoleController {
       statuses: CONTRIBUTION_STATUSES,
       page,
       pager: pager(req, page.pagination),
+    });
+  }
+
+  /** A batch write's confirmation page: every selected library's exact tags and what would leave it out. */
+  @Get('contributions-batch')
+  @RateLimit('read')
+  async batchPage(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Query() query: ConsoleBatchQueryDto,
+  ): Promise<void> {
+    const verified = verifiedOf(query);
+    const items = [];
+    for (const slug of query.slugs) {
+      const [record, preview] = await Promise.all([
+        this.contributions.detail(slug),
+        this.contributions.preview(slug, verified),
+      ]);
+      items.push({
+        record,
+        preview,
+        blockers: preview.blockers.filter((b) => !CHECK_BLOCKERS.includes(b.code)),
+      });
+    }
+    const closed = items
+      .flatMap((item) => item.blockers)
+      .filter((b) => b.code === 'writes_disabled');
+    this.pages.render(req, res, 'batch', {
+      title: 'Confirm a batch write',
+      section: 'contributions',
+      items,
+      verified,
+      writeBlockers: closed.slice(0, 1),
+      writable: items.filter((item) => item.blockers.length === 0).length,
+    });
+  }
+
+  @Post('contributions-batch')
+  @RateLimit('write')
+  async batchConfirm(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Body() form: ConsoleBatchConfirmDto,
+  ): Promise<void> {
+    const result = await this.contributions.batchConfirm(
+      form.slugs,
+      actorOf(req),
+      verifiedOf(form),
+    );
+    const items = result.batches.flatMap((batch) =>
+      batch.items.map((item) => ({ ...item, changeset: batch.changeset_id })),
+    );
+    const written = items.filter((item) => item.status === 'contributed' && item.mapdb_element_id);
+    const lines = items.map((item) =>
+      item.mapdb_element_id && item.status === 'contributed'
+        ? `${item.slug}: node ${item.mapdb_element_id} in changeset ${item.changeset}`
+        : `${item.slug}: ${item.status.replace(/_/g, ' ')}${item.blockers.length ? ` (${item.blockers.map((b) => b.message).join(' ')})` : ''}`,
+    );
+    this.pages.redirect(req, res, '/admin/contributions', {
+      kind: written.length === items.length ? 'notice' : 'error',
+      text: `Batch write: ${written.length} of ${items.length} libraries written in ${result.batches.filter((b) => b.changeset_id !== null).length} changeset(s).`,
+      details: lines,
     });
   }
 
