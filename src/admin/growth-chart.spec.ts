@@ -43,5 +43,6 @@ describe('growthChartSvg', () => {
     expect(growthChartSvg([], 'Empty')).toContain('No approved libraries yet');
     const one = growthChartSvg([{ period: '2026-11-21', cumulative_count: 1 }], 'One');
     expect(/<polyline[^>]* points="([^"]+)"/.exec(one)![1]).toMatch(/^340\.0,/);
+    expect(one).toContain('<circle class="chart-dot" cx="340.0"');
   });
 });

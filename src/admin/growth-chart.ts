@@ -61,12 +61,22 @@ export function growthChartSvg(series: GrowthPoint[], caption: string): string {
       return `<text class="chart-label" x="${fixed(x(i))}" y="${HEIGHT - 12}" text-anchor="${series.length === 1 ? 'middle' : anchor}">${escapeXml(series[i]!.period)}</text>`;
     })
     .join('');
+  // Dots mark the points of short series (a single period would otherwise draw nothing).
+  const dots =
+    series.length <= 60
+      ? series
+          .map(
+            (p, i) =>
+              `<circle class="chart-dot" cx="${fixed(x(i))}" cy="${fixed(y(p.cumulative_count))}" r="3"/>`,
+          )
+          .join('')
+      : '';
   const last = series[series.length - 1]!;
   return (
     `<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${title}: ${last.cumulative_count.toLocaleString('en')} on ${escapeXml(last.period)}">` +
     `<title>${title}</title>${grid}` +
     `<path class="chart-area" d="${area}"/>` +
     `<polyline class="chart-line" fill="none" points="${points.join(' ')}"/>` +
-    `${labels}</svg>`
+    `${dots}${labels}</svg>`
   );
 }
