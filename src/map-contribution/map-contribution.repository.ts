@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
+import { Clock } from '../common/clock.js';
 import type { CandidateSnapshot, ContributionStatus, ElementType } from './domain/types.js';
 
 export interface ContributionRow {
@@ -96,7 +97,10 @@ function isLockNotAvailable(error: QueryFailedError): boolean {
 
 @Injectable()
 export class MapContributionRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {}
 
   private runner(manager?: EntityManager): Runner {
     return manager ?? this.dataSource;
@@ -245,7 +249,7 @@ export class MapContributionRepository {
       `INSERT INTO map_contribution_events
          (contribution_id, library_id, event_type, outcome, actor_id, actor_username, attempt_key, details,
           created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()))`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [
         record.id,
         record.library_id,
@@ -255,7 +259,8 @@ export class MapContributionRepository {
         event.actor?.username ?? null,
         event.attemptKey ?? null,
         JSON.stringify(event.details ?? {}),
-        event.at ?? null,
+        // The app's clock, as for every other time the workflow records (checked_at, contributed_at, …).
+        event.at ?? this.clock.date(),
       ],
     );
   }
