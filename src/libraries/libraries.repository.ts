@@ -196,19 +196,61 @@ export class LibrariesRepository {
     };
   }
 
+  /**
+   * The count and one page of a public list in a single statement: `total` on every row, and a single row of NULL
+   * columns when the page is empty (past the end, or nothing matches).
+   */
+  countAndFindApprovedQuery(
+    search: LibrarySearch,
+    userId: number | null,
+    limit: number,
+    offset: number,
+  ): { text: string; params: unknown[] } {
+    const sql = new Sql();
+    const { order } = this.searchConditions(sql, search, true);
+    const where = sql.whereClause();
+    const columns = [LIBRARY_COLUMNS, this.favouritedColumn(sql, userId)].join(', ');
+    return {
+      text: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM libraries l ${where}) t
+       LEFT JOIN (SELECT ${columns} FROM libraries l ${where}
+         ORDER BY ${order} LIMIT ${sql.param(limit)} OFFSET ${sql.param(offset)}) p ON true`,
+      params: sql.params,
+    };
+  }
+
   private static key(kind: string, statement: { text: string; params: unknown[] }): string {
     return `${kind}\u0000${statement.text}\u0000${JSON.stringify(statement.params)}`;
   }
 
-  /** Exact below LARGE_RESULT_ROWS (and always with proximity); a larger count is memoised (see ListCache). */
-  async countApproved(search: LibrarySearch): Promise<number> {
-    const statement = this.countApprovedQuery(search);
-    return this.cache.get(
-      LibrariesRepository.key('count', statement),
-      async () =>
-        (await this.dataSource.query<{ n: number }[]>(statement.text, statement.params))[0].n,
+  /**
+   * The count of a public list and, when the count had to be computed, the page at `offset` read by the same
+   * statement: one round trip to PostgreSQL instead of two (proximity lists, whose counts are never memoised, and
+   * small results). `rows` is undefined when the count came from the memo or from a concurrent request's query;
+   * the caller then reads the page with findApproved, as it also must when `offset` turns out to be past the end.
+   */
+  async countAndFindApproved(
+    search: LibrarySearch,
+    userId: number | null,
+    limit: number,
+    offset: number,
+  ): Promise<{ total: number; rows: LibraryRow[] | undefined }> {
+    let rows: LibraryRow[] | undefined;
+    const total = await this.cache.get(
+      LibrariesRepository.key('count', this.countApprovedQuery(search)),
+      async () => {
+        const { text, params } = this.countAndFindApprovedQuery(search, userId, limit, offset);
+        const result = await this.dataSource.query<(LibraryRow & { total: number })[]>(
+          text,
+          params,
+        );
+        rows = result
+          .filter((row) => row.id !== null)
+          .map(({ total: _total, ...row }) => row as LibraryRow);
+        return result[0].total;
+      },
       (n) => n >= LARGE_RESULT_ROWS && !search.near,
     );
+    return { total, rows };
   }
 
   /**

@@ -10,7 +10,13 @@ import {
   PhotoProcessor,
   photoKeys,
 } from '../common/media/photo-processor.js';
-import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
+import {
+  pageWindow,
+  paginate,
+  toPage,
+  type Page,
+  type PaginationQueryDto,
+} from '../common/pagination/pagination.js';
 import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import type { CreateLibraryDto } from './dto/create-library.dto.js';
 import type {
@@ -30,8 +36,9 @@ import type { LibraryRow, LibraryValues } from './library.row.js';
 import { LibrariesRepository } from './libraries.repository.js';
 import { baseSlug } from './slug.js';
 
+/** A photo as PhotoUpload leaves it: the upload streamed to a temporary file, removed after the request. */
 export interface UploadedPhoto {
-  buffer: Buffer;
+  path: string;
 }
 
 const EDITABLE_FIELDS: (keyof LibraryValues)[] = [
@@ -66,7 +73,10 @@ export class LibrariesService {
     private readonly enrichment: EnrichmentQueue,
   ) {}
 
-  list(user: AuthUser | null, query: ListLibrariesQueryDto): Promise<Page<LibraryItemResponse>> {
+  async list(
+    user: AuthUser | null,
+    query: ListLibrariesQueryDto,
+  ): Promise<Page<LibraryItemResponse>> {
     const search = {
       q: query.q || undefined,
       search: query.search || undefined,
@@ -83,13 +93,27 @@ export class LibrariesService {
             }
           : undefined,
     };
-    return paginate(
-      query,
-      () => this.libraries.countApproved(search),
-      async (limit, offset) =>
-        (await this.libraries.findApproved(search, user?.id ?? null, limit, offset)).map((row) =>
-          this.mapper.item(row),
-        ),
+    // paginate() with the count and the requested page read together (see countAndFindApproved); a page past the
+    // end is then read again at the last page.
+    const userId = user?.id ?? null;
+    const requestedOffset = (Math.max(1, query.page) - 1) * query.page_size;
+    const { total, rows } = await this.libraries.countAndFindApproved(
+      search,
+      userId,
+      query.page_size,
+      requestedOffset,
+    );
+    const window = pageWindow(total, query.page, query.page_size);
+    let items: LibraryRow[] = [];
+    if (total > 0)
+      items =
+        rows !== undefined && window.offset === requestedOffset
+          ? rows
+          : await this.libraries.findApproved(search, userId, window.pageSize, window.offset);
+    return toPage(
+      items.map((row) => this.mapper.item(row)),
+      total,
+      window,
     );
   }
 
@@ -268,7 +292,7 @@ export class LibrariesService {
   async storePhoto(file: UploadedPhoto, folder: string): Promise<PendingPhoto> {
     let processed;
     try {
-      processed = await this.photos.process(file.buffer);
+      processed = await this.photos.process(file.path);
     } catch (error) {
       if (error instanceof InvalidPhotoError) throw ApiError.badRequest(INVALID_PHOTO_MESSAGE);
       throw error;

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { HAS_PHOTO } from '../libraries/libraries.repository.js';
 
 export interface Totals {
   total_approved: number;
@@ -14,11 +13,17 @@ export class StatisticsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   async totals(): Promise<Totals> {
+    // HAS_PHOTO's correlated EXISTS is costed per approved row, which lifts this statement far above
+    // jit_above_cost: JIT compilation then took 158 of its 223 ms at 100,000 libraries (issue 7). A join on the
+    // distinct ids of libraries with an approved photo is the same count, planned as one hash join without JIT.
     const rows = await this.dataSource.query<Totals[]>(
       `SELECT count(*)::int AS total_approved,
-              count(*) FILTER (WHERE ${HAS_PHOTO})::int AS total_with_image,
+              count(*) FILTER (WHERE l.photo_key IS NOT NULL OR p.library_id IS NOT NULL)::int AS total_with_image,
               min(l.created_at) AS oldest
-       FROM libraries l WHERE l.status = 'approved'`,
+       FROM libraries l
+       LEFT JOIN (SELECT DISTINCT library_id FROM library_photos WHERE status = 'approved') p
+         ON p.library_id = l.id
+       WHERE l.status = 'approved'`,
     );
     return rows[0];
   }

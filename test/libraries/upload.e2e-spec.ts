@@ -7,6 +7,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import request from 'supertest';
+import { pendingUploadFiles } from '../../src/common/media/photo-upload.interceptor.js';
 import { registerUser, bearer, type RegisteredUser } from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
@@ -59,6 +60,23 @@ describe('POST /libraries/ photo pipeline', () => {
     expect([res.status, res.body]).toEqual([status, body]);
     expect(await countLibraries(db.url)).toBe(rows);
     expect(mediaFiles(t.config.mediaRoot)).toEqual(files);
+    expect(await pendingUploadFiles()).toEqual([]);
+  }
+
+  /** Polls until `check` holds (multer removes an aborted upload's file after the request has gone). */
+  async function eventually(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error('condition not met in time');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  async function listeningPort(): Promise<number> {
+    const server = t.app.getHttpServer();
+    if (!server.listening)
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
   }
 
   async function storedImages(body: { photo_url: string; thumbnail_url: string }) {
@@ -315,6 +333,60 @@ describe('POST /libraries/ photo pipeline', () => {
         client.query('DROP TRIGGER refuse_library ON libraries; DROP FUNCTION refuse_library()'),
       );
     }
+  });
+
+  describe('temporary upload files (uploads stream to disk, never into memory)', () => {
+    it('are gone once a submission is stored, and once a form with a photo is refused', async () => {
+      const ok = await submitLibrary(t.http, alice.access, submissionFields(), {
+        data: await jpeg(800, 600),
+      });
+      expect(ok.status).toBe(201);
+      expect(await pendingUploadFiles()).toEqual([]);
+
+      const refused = await submitLibrary(
+        t.http,
+        alice.access,
+        submissionFields({ latitude: 'north' }),
+        { data: await jpeg(80, 60) },
+      );
+      expect(refused.status).toBe(422);
+      expect(await pendingUploadFiles()).toEqual([]);
+    });
+
+    it('are removed when the client aborts half-way through the file: no row, no file', async () => {
+      const port = await listeningPort();
+      const rows = await countLibraries(db.url);
+      const files = mediaFiles(t.config.mediaRoot);
+      const boundary = 'bookcase-abort-boundary';
+      const head =
+        Object.entries(submissionFields())
+          .map(
+            ([name, value]) =>
+              `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+          )
+          .join('') +
+        `--${boundary}\r\nContent-Disposition: form-data; name="photo"; filename="a.jpg"\r\n` +
+        'Content-Type: image/jpeg\r\n\r\n';
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/v1/libraries/',
+        headers: {
+          Authorization: bearer(alice.access),
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Content-Length': String(Buffer.byteLength(head) + 4 * MB),
+        },
+      });
+      req.on('error', () => undefined);
+      req.write(head);
+      req.write(jpegLookalike(MB));
+      await eventually(async () => (await pendingUploadFiles()).length > 0);
+      req.destroy();
+      await eventually(async () => (await pendingUploadFiles()).length === 0);
+      expect(await countLibraries(db.url)).toBe(rows);
+      expect(mediaFiles(t.config.mediaRoot)).toEqual(files);
+    });
   });
 
   it('refuses a second file field or a file under another name with 422', async () => {

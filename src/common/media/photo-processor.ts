@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Injectable } from '@nestjs/common';
-import { fileTypeFromBuffer } from 'file-type';
+import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
 import sharp, { type SharpOptions } from 'sharp';
 
 export const ACCEPTED_PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
@@ -68,8 +68,11 @@ export interface ProcessedPhoto {
  */
 @Injectable()
 export class PhotoProcessor {
-  async process(input: Buffer): Promise<ProcessedPhoto> {
-    const detected = await fileTypeFromBuffer(input).catch(() => undefined);
+  /** `input` is the upload's bytes or the path of the temporary file holding them (read, never moved or removed). */
+  async process(input: Buffer | string): Promise<ProcessedPhoto> {
+    const detected = await (
+      typeof input === 'string' ? fileTypeFromFile(input) : fileTypeFromBuffer(input)
+    ).catch(() => undefined);
     if (!detected || !(ACCEPTED_PHOTO_TYPES as readonly string[]).includes(detected.mime)) {
       throw new InvalidPhotoError(`not an accepted image (${detected?.mime ?? 'unknown'})`);
     }
