@@ -10,7 +10,7 @@ import { createTestApp, itWithDatabaseServer, type TestApp } from '../support/ap
 import { insertCommunityPhoto, insertReport } from '../support/community.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 import { insertLibrary } from '../support/libraries.js';
-import { csrfOf, signInConsole } from '../support/console.js';
+import { csrfOf, postSignInForm, signInConsole } from '../support/console.js';
 
 const CSRF_REFUSAL = 'This form has expired or did not come from this console.';
 
@@ -83,16 +83,10 @@ describe('staff console', () => {
     });
 
     it('answers bad credentials with 401 and the API message, the username kept and escaped', async () => {
-      const agent = request.agent(t.http);
-      const form = await agent.get('/admin/login');
-      const res = await agent
-        .post('/admin/login')
-        .type('form')
-        .send({
-          _csrf: csrfOf(form.text),
-          username: '<b>nobody</b>',
-          password: 'wrong-password',
-        });
+      const { res } = await postSignInForm(t.http, {
+        username: '<b>nobody</b>',
+        password: 'wrong-password',
+      });
       expect(res.status).toBe(401);
       expect(res.text).toContain('Invalid');
       expect(res.text).toContain('value="&lt;b&gt;nobody&lt;/b&gt;"');
@@ -100,16 +94,10 @@ describe('staff console', () => {
     });
 
     it('refuses a valid account without staff rights with 403 "Staff access required."', async () => {
-      const agent = request.agent(t.http);
-      const form = await agent.get('/admin/login');
-      const res = await agent
-        .post('/admin/login')
-        .type('form')
-        .send({
-          _csrf: csrfOf(form.text),
-          username: reader.email,
-          password: reader.password,
-        });
+      const { agent, res } = await postSignInForm(t.http, {
+        username: reader.email,
+        password: reader.password,
+      });
       expect(res.status).toBe(403);
       expect(res.text).toContain('Staff access required.');
       expect(cookieNamed(res, 'bookcase_console')).toBeUndefined();
@@ -117,18 +105,16 @@ describe('staff console', () => {
     });
 
     it('signs staff in with an httpOnly, SameSite=Strict session cookie and goes to the page asked for', async () => {
-      const agent = request.agent(t.http);
-      const form = await agent.get('/admin/login?next=%2Fadmin%2Freports');
-      expect(form.text).toContain('name="next" value="/admin/reports"');
-      const res = await agent
-        .post('/admin/login')
-        .type('form')
-        .send({
-          _csrf: csrfOf(form.text),
+      const { agent, form, res } = await postSignInForm(
+        t.http,
+        {
           username: staff.username,
           password: staff.password,
           next: '/admin/reports',
-        });
+        },
+        '/admin/login?next=%2Fadmin%2Freports',
+      );
+      expect(form.text).toContain('name="next" value="/admin/reports"');
       expect(res.status).toBe(303);
       expect(res.headers.location).toBe('/admin/reports');
       const cookie = cookieNamed(res, 'bookcase_console')!;
@@ -146,17 +132,11 @@ describe('staff console', () => {
       '/api/v1/auth/me',
       'javascript:alert(1)',
     ])('never redirects outside the console after sign-in (next=%s)', async (next) => {
-      const agent = request.agent(t.http);
-      const form = await agent.get('/admin/login');
-      const res = await agent
-        .post('/admin/login')
-        .type('form')
-        .send({
-          _csrf: csrfOf(form.text),
-          username: staff.username,
-          password: staff.password,
-          next,
-        });
+      const { res } = await postSignInForm(t.http, {
+        username: staff.username,
+        password: staff.password,
+        next,
+      });
       expect(res.status).toBe(303);
       expect(res.headers.location).toBe('/admin');
     });
@@ -551,16 +531,10 @@ describe('staff console sign-in rate limit', () => {
         .post('/api/v1/auth/login')
         .send({ username: staff.username, password: 'wrong' });
     }
-    const agent = request.agent(t.http);
-    const form = await agent.get('/admin/login');
-    const res = await agent
-      .post('/admin/login')
-      .type('form')
-      .send({
-        _csrf: csrfOf(form.text),
-        username: staff.username,
-        password: staff.password,
-      });
+    const { res } = await postSignInForm(t.http, {
+      username: staff.username,
+      password: staff.password,
+    });
     expect(res.status).toBe(429);
     expect(res.text).toContain('Too many login attempts. Please try again later.');
     expect(cookieNamed(res, 'bookcase_console')).toBeUndefined();

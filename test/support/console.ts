@@ -10,6 +10,21 @@ export function csrfOf(html: string): string {
 
 export type ConsoleAgent = ReturnType<typeof request.agent>;
 
+/** Opens the sign-in form (at `formPath`) and posts it with `fields` and its CSRF token; the agent keeps cookies. */
+export async function postSignInForm(
+  http: HttpTarget,
+  fields: Record<string, string>,
+  formPath = '/admin/login',
+): Promise<{ agent: ConsoleAgent; form: request.Response; res: request.Response }> {
+  const agent = request.agent(http);
+  const form = await agent.get(formPath);
+  const res = await agent
+    .post('/admin/login')
+    .type('form')
+    .send({ _csrf: csrfOf(form.text), ...fields });
+  return { agent, form, res };
+}
+
 /** Signs in to the staff console through its form; answers a cookie-keeping agent and the session's CSRF token. */
 export async function signInConsole(
   http: HttpTarget,
