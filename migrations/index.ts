@@ -3,6 +3,7 @@ import { Accounts1763800000000 } from './1763800000000-accounts.js';
 import { Libraries1763900000000 } from './1763900000000-libraries.js';
 import { MapContribution1764000000000 } from './1764000000000-map-contribution.js';
 import { AdminConsole1764100000000 } from './1764100000000-admin-console.js';
+import { ProximityCount1764200000000 } from './1764200000000-proximity-count.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   Libraries1763900000000,
   MapContribution1764000000000,
   AdminConsole1764100000000,
+  ProximityCount1764200000000,
 ];

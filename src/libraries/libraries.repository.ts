@@ -5,6 +5,7 @@ import { Clock } from '../common/clock.js';
 import type { LibraryStatus, PendingPhoto, SubmissionOrigin } from './library.entity.js';
 import type { CommunityPhotoRow, LibraryRow, LibraryValues } from './library.row.js';
 import { ListCache } from './list-cache.js';
+import { nearBox } from './near-box.js';
 import { slugCandidate } from './slug.js';
 
 /** Everything a public list can filter and order by (validated by the query DTO). */
@@ -33,8 +34,10 @@ export interface NewLibrary extends LibraryValues {
 
 /** Builds a WHERE clause with positional parameters. */
 class Sql {
-  readonly params: unknown[] = [];
   readonly where: string[] = [];
+
+  /** Statements made of several WHERE clauses (a count and a page) share one parameter list. */
+  constructor(readonly params: unknown[] = []) {}
 
   param(value: unknown): string {
     this.params.push(value);
@@ -81,6 +84,9 @@ export const LIBRARY_COLUMNS = `
   l.mapdb_submission_allowed, l.submission_origin, l.created_by, l.pending_changes, l.pending_photo,
   l.ai_generated_fields`;
 
+/** The expression libraries_approved_point_idx indexes (longitude, latitude; the index also holds `location`). */
+export const APPROVED_POINT = 'point(ST_X(l.location::geometry), ST_Y(l.location::geometry))';
+
 export const HAS_PHOTO = `(l.photo_key IS NOT NULL OR EXISTS (
   SELECT 1 FROM library_photos p WHERE p.library_id = l.id AND p.status = 'approved'))`;
 
@@ -113,7 +119,12 @@ export class LibrariesRepository {
    * WHERE (and, for a page, ORDER BY) of a public list. Parameters are created only for the clauses that use them:
    * PostgreSQL refuses a statement with a parameter it never sees (the count has no ORDER BY).
    */
-  private searchConditions(sql: Sql, search: LibrarySearch, ordered: boolean): { order: string } {
+  private searchConditions(
+    sql: Sql,
+    search: LibrarySearch,
+    use: 'page' | 'count',
+  ): { order: string } {
+    const ordered = use === 'page';
     sql.and(`l.status = 'approved'`);
     let order = 'l.created_at DESC, l.id DESC';
     if (search.country) sql.and(`l.country = ${sql.param(search.country.toUpperCase())}`);
@@ -139,8 +150,20 @@ export class LibrariesRepository {
     }
     if (search.near && (ordered || search.near.radiusMeters !== undefined)) {
       const point = `ST_SetSRID(ST_MakePoint(${sql.param(search.near.lng)}, ${sql.param(search.near.lat)}), 4326)::geography`;
-      if (search.near.radiusMeters !== undefined) {
-        sql.and(`ST_DWithin(l.location, ${point}, ${sql.param(search.near.radiusMeters)})`);
+      const { lat, lng, radiusMeters } = search.near;
+      const box = radiusMeters === undefined || ordered ? null : nearBox(lat, lng, radiusMeters);
+      if (box) {
+        // The count: the same circle, read from libraries_approved_point_idx alone (an index-only scan, no heap
+        // fetch per candidate). The box holds the whole circle (see nearBox) and only narrows the candidates;
+        // _ST_DWithin is ST_DWithin's exact test without its pull towards libraries_location_idx, whose
+        // candidates each cost a heap fetch. Same rows as the page's condition, at a third of the cost.
+        const corner = (x: number, y: number) => `point(${sql.param(x)}, ${sql.param(y)})`;
+        sql.and(
+          `${APPROVED_POINT} <@ box(${corner(box.minLng, box.minLat)}, ${corner(box.maxLng, box.maxLat)})`,
+        );
+        sql.and(`_ST_DWithin(l.location, ${point}, ${sql.param(radiusMeters)}, true)`);
+      } else if (radiusMeters !== undefined) {
+        sql.and(`ST_DWithin(l.location, ${point}, ${sql.param(radiusMeters)})`);
       }
       // The distance alone: with a tie-breaker after it PostgreSQL 15 cannot take the order from the GiST index
       // (a KNN scan) and would compute and sort the distance of every approved row instead.
@@ -152,7 +175,7 @@ export class LibrariesRepository {
   /** The count statement of a public list (also what query-plan tests EXPLAIN). */
   countApprovedQuery(search: LibrarySearch): { text: string; params: unknown[] } {
     const sql = new Sql();
-    this.searchConditions(sql, search, false);
+    this.searchConditions(sql, search, 'count');
     return {
       text: `SELECT count(*)::int AS n FROM libraries l ${sql.whereClause()}`,
       params: sql.params,
@@ -187,7 +210,7 @@ export class LibrariesRepository {
     columns: (sql: Sql) => string,
   ): { text: string; params: unknown[] } {
     const sql = new Sql();
-    const { order } = this.searchConditions(sql, search, true);
+    const { order } = this.searchConditions(sql, search, 'page');
     const selected = columns(sql);
     return {
       text: `SELECT ${selected} FROM libraries l ${sql.whereClause()}
@@ -206,13 +229,14 @@ export class LibrariesRepository {
     limit: number,
     offset: number,
   ): { text: string; params: unknown[] } {
-    const sql = new Sql();
-    const { order } = this.searchConditions(sql, search, true);
-    const where = sql.whereClause();
+    const counting = new Sql();
+    this.searchConditions(counting, search, 'count');
+    const sql = new Sql(counting.params);
+    const { order } = this.searchConditions(sql, search, 'page');
     const columns = [LIBRARY_COLUMNS, this.favouritedColumn(sql, userId)].join(', ');
     return {
-      text: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM libraries l ${where}) t
-       LEFT JOIN (SELECT ${columns} FROM libraries l ${where}
+      text: `SELECT t.total, p.* FROM (SELECT count(*)::int AS total FROM libraries l ${counting.whereClause()}) t
+       LEFT JOIN (SELECT ${columns} FROM libraries l ${sql.whereClause()}
          ORDER BY ${order} LIMIT ${sql.param(limit)} OFFSET ${sql.param(offset)}) p ON true`,
       params: sql.params,
     };

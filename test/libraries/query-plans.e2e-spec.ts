@@ -90,12 +90,26 @@ describe('query plans of the library list', () => {
     expect(nodeTypes(plan)).not.toContain('Seq Scan');
   });
 
-  it('proximity with a radius uses libraries_location_idx for the page and the count', async () => {
+  it('proximity with a radius: the page walks libraries_location_idx, the count reads libraries_approved_point_idx alone', async () => {
     const near = { lat: 50, lng: 10, radiusMeters: 20_000 };
-    for (const plan of [await page({ near }), await count({ near })]) {
-      expect(indexesOf(plan)).toContain('libraries_location_idx');
-      expect(nodeTypes(plan)).not.toContain('Seq Scan');
-    }
+    const pagePlan = await page({ near });
+    expect(indexesOf(pagePlan)).toContain('libraries_location_idx');
+    expect(nodeTypes(pagePlan)).not.toContain('Seq Scan');
+    const countPlan = await count({ near });
+    expect(indexesOf(countPlan)).toEqual(['libraries_approved_point_idx']);
+    expect(nodeTypes(countPlan)).toContain('Index Only Scan');
+    // The single statement of count and page keeps both plans.
+    const both = await explain(repository.countAndFindApprovedQuery({ near }, null, 20, 0));
+    expect(indexesOf(both).sort()).toEqual([
+      'libraries_approved_point_idx',
+      'libraries_location_idx',
+    ]);
+    expect(nodeTypes(both)).not.toContain('Seq Scan');
+  });
+
+  it('proximity with a radius where no box applies (near a pole) still uses libraries_location_idx', async () => {
+    const plan = await count({ near: { lat: 89.5, lng: 10, radiusMeters: 100_000 } });
+    expect(indexesOf(plan)).toContain('libraries_location_idx');
   });
 
   it('q uses libraries_search_vector_idx for the page and the count', async () => {

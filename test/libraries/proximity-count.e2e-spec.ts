@@ -1,0 +1,123 @@
+/**
+ * A radius list counts through libraries_approved_point_idx with a longitude/latitude box around the circle
+ * (nearBox) and the exact spheroid test. These tests check that the box never drops a library the exact test keeps:
+ * libraries placed just inside and just outside the circle at every bearing, at several latitudes, where the box
+ * is unusable (pole, antimeridian), and with the largest radius the API accepts.
+ */
+import request from 'supertest';
+import { nearBox } from '../../src/libraries/near-box.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+
+interface Centre {
+  name: string;
+  lat: number;
+  lng: number;
+  radiusKm: number;
+}
+
+const CENTRES: Centre[] = [
+  { name: 'berlin', lat: 52.52, lng: 13.405, radiusKm: 5 },
+  { name: 'equator', lat: 0.2, lng: -78.5, radiusKm: 25 },
+  { name: 'sydney', lat: -33.87, lng: 151.21, radiusKm: 1 },
+  { name: 'tromso', lat: 69.65, lng: 18.96, radiusKm: 100 },
+  { name: 'svalbard', lat: 88.6, lng: 15.6, radiusKm: 100 },
+  { name: 'fiji', lat: -16.5, lng: 179.98, radiusKm: 10 },
+];
+/** Bearings per centre; each gets one library at 0.999 r and one at 1.001 r, plus one well inside. */
+const BEARINGS = 72;
+
+describe('proximity count', () => {
+  let db: TestDatabase;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
+    await withClient(db.url, async (client) => {
+      for (const centre of CENTRES) {
+        await client.query(
+          `INSERT INTO libraries (slug, name, address, city, country, location, status)
+           SELECT $1 || '-' || b || '-' || k, 'Shelf ' || b || '-' || k, 'Street 1', 'Town', 'DE',
+                  ST_Project(ST_SetSRID(ST_MakePoint($2, $3), 4326)::geography,
+                             $4 * (ARRAY[0.999, 1.001, 0.5])[k], radians(b * 360.0 / $5 + 0.5)),
+                  'approved'
+           FROM generate_series(0, $5 - 1) AS b, generate_series(1, 3) AS k`,
+          [centre.name, centre.lng, centre.lat, centre.radiusKm * 1000, BEARINGS],
+        );
+      }
+      await client.query('VACUUM ANALYZE libraries');
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+  });
+
+  it('the box holds every point at exactly the radius, at every bearing', async () => {
+    for (const centre of CENTRES) {
+      const box = nearBox(centre.lat, centre.lng, centre.radiusKm * 1000);
+      if (!box) continue;
+      const outside = await withClient(db.url, async (client) => {
+        const { rows } = await client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM (
+             SELECT ST_Project(ST_SetSRID(ST_MakePoint($1, $2), 4326)::geography, $3::float8, radians(a / 10.0))::geometry AS p
+             FROM generate_series(0, 3599) AS a) s
+           WHERE NOT (ST_X(p) BETWEEN $4 AND $6 AND ST_Y(p) BETWEEN $5 AND $7)`,
+          [
+            centre.lng,
+            centre.lat,
+            centre.radiusKm * 1000,
+            box.minLng,
+            box.minLat,
+            box.maxLng,
+            box.maxLat,
+          ],
+        );
+        return rows[0].n;
+      });
+      expect({ centre: centre.name, outside }).toEqual({ centre: centre.name, outside: 0 });
+    }
+  });
+
+  it('counts exactly what ST_DWithin keeps, at every latitude, near a pole and across the antimeridian', async () => {
+    for (const centre of CENTRES) {
+      const expected = await withClient(db.url, async (client) => {
+        const { rows } = await client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM libraries
+           WHERE status = 'approved'
+             AND ST_DWithin(location, ST_SetSRID(ST_MakePoint($1, $2), 4326)::geography, $3)`,
+          [centre.lng, centre.lat, centre.radiusKm * 1000],
+        );
+        return rows[0].n;
+      });
+      // At each bearing the libraries at 0.5 r and 0.999 r are within the circle, the one at 1.001 r is not.
+      expect(expected).toBe(2 * BEARINGS);
+      // The pages hold exactly the counted libraries: the page's condition and the count's agree.
+      const slugs = new Set<string>();
+      let total = -1;
+      for (let page = 1; page <= 4; page += 1) {
+        const res = await request(t.http)
+          .get('/api/v1/libraries/')
+          .query({
+            lat: centre.lat,
+            lng: centre.lng,
+            radius_km: centre.radiusKm,
+            page_size: 50,
+            page,
+          })
+          .expect(200);
+        total = res.body.pagination.total as number;
+        for (const item of res.body.items as { slug: string }[]) slugs.add(item.slug);
+        if (!res.body.pagination.has_next) break;
+      }
+      expect({ centre: centre.name, total, listed: slugs.size }).toEqual({
+        centre: centre.name,
+        total: expected,
+        listed: expected,
+      });
+      expect([...slugs].every((slug) => /-[13]$/.test(slug))).toBe(true);
+    }
+  });
+});
