@@ -3,10 +3,12 @@ import { Global, Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config.js';
 import { LocalMediaStorage } from './local-media-storage.js';
 import { MediaStorage } from './media-storage.js';
+import { StaleUploadsCleanup } from './stale-uploads.js';
 
 @Global()
 @Module({
   providers: [
+    StaleUploadsCleanup,
     {
       provide: MediaStorage,
       inject: [AppConfig],
