@@ -126,6 +126,16 @@ describe('query plans of the library list', () => {
     }
   });
 
+  it('a text search finds its matches once for the count and the page', async () => {
+    for (const search of [{ search: 'quokka' }, { q: 'zauberschrank' }] as LibrarySearch[]) {
+      const plan = await explain(repository.countAndFindApprovedQuery(search, null, 20, 0));
+      const matchIndexes = indexesOf(plan).filter((name) => name !== 'libraries_pkey');
+      expect(matchIndexes).toHaveLength(1);
+      expect(matchIndexes[0]).toMatch(/^libraries_search_(text_trgm|vector)_idx$/);
+      expect(nodeTypes(plan)).not.toContain('Seq Scan');
+    }
+  });
+
   it('the statements the plans were taken from answer what the API answers', async () => {
     const res = await request(t.http).get('/api/v1/libraries/?search=quokka').expect(200);
     expect((res.body.items as { name: string }[]).map((item) => item.name).sort()).toEqual(
