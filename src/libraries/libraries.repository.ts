@@ -355,16 +355,19 @@ export class LibrariesRepository {
     if (!prepared) return this.dataSource.query<T[]>(text, params);
     const pool = (this.dataSource.driver as PostgresDriver).master as pg.Pool;
     const client = await pool.connect();
+    let id = this.connectionIds.get(client);
+    if (id === undefined) this.connectionIds.set(client, (id = randomBytes(6).toString('hex')));
+    // The name holds a random id of the connection too: the embedded database serves every connection (of this
+    // process and of others) from one session, where two connections preparing one name would collide.
+    const name = `lib_${id}_${createHash('sha1').update(text).digest('base64url')}`;
     try {
-      let id = this.connectionIds.get(client);
-      if (id === undefined) this.connectionIds.set(client, (id = randomBytes(6).toString('hex')));
-      // The name holds a random id of the connection too: the embedded database serves every connection (of
-      // this process and of others) from one session, where two connections preparing one name would collide.
-      const name = `lib_${id}_${createHash('sha1').update(text).digest('base64url')}`;
       const result = await client.query<T & pg.QueryResultRow>({ name, text, values: params });
-      return result.rows;
-    } finally {
       client.release();
+      return result.rows;
+    } catch (error) {
+      // A failed connection is closed rather than handed to the next request (with its prepared statements).
+      client.release(error as Error);
+      throw error;
     }
   }
 
