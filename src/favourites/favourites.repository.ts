@@ -4,6 +4,12 @@ import { DataSource } from 'typeorm';
 import { LIBRARY_COLUMNS } from '../libraries/libraries.repository.js';
 import type { LibraryRow } from '../libraries/library.row.js';
 
+/** A page of a user's approved favourites ($1 user, $2 limit, $3 offset), most recently favourited first. */
+const APPROVED_FAVOURITES_PAGE = `SELECT ${LIBRARY_COLUMNS}, true AS is_favourited
+  FROM favourites f JOIN libraries l ON l.id = f.library_id
+  WHERE f.user_id = $1 AND l.status = 'approved'
+  ORDER BY f.created_at DESC, l.id DESC LIMIT $2 OFFSET $3`;
+
 @Injectable()
 export class FavouritesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -25,23 +31,27 @@ export class FavouritesRepository {
     ]);
   }
 
-  async countApproved(userId: number): Promise<number> {
-    const rows = await this.dataSource.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM favourites f JOIN libraries l ON l.id = f.library_id
-       WHERE f.user_id = $1 AND l.status = 'approved'`,
-      [userId],
+  /**
+   * How many of the user's favourites are still approved, and the page of them at `offset`, in one statement (one
+   * round trip instead of two); no rows when the page is past the end.
+   */
+  async countAndFindApproved(
+    userId: number,
+    limit: number,
+    offset: number,
+  ): Promise<{ total: number; rows: LibraryRow[] }> {
+    const result = await this.dataSource.query<(LibraryRow & { total: number })[]>(
+      `SELECT t.total, p.* FROM (
+         SELECT count(*)::int AS total FROM favourites f JOIN libraries l ON l.id = f.library_id
+         WHERE f.user_id = $1 AND l.status = 'approved') t
+       LEFT JOIN (${APPROVED_FAVOURITES_PAGE}) p ON true`,
+      [userId, limit, offset],
     );
-    return rows[0].n;
+    return { total: result[0].total, rows: result.filter((row) => row.id !== null) };
   }
 
   /** The user's favourites that are still approved, most recently favourited first. */
   findApproved(userId: number, limit: number, offset: number): Promise<LibraryRow[]> {
-    return this.dataSource.query<LibraryRow[]>(
-      `SELECT ${LIBRARY_COLUMNS}, true AS is_favourited
-       FROM favourites f JOIN libraries l ON l.id = f.library_id
-       WHERE f.user_id = $1 AND l.status = 'approved'
-       ORDER BY f.created_at DESC, l.id DESC LIMIT $2 OFFSET $3`,
-      [userId, limit, offset],
-    );
+    return this.dataSource.query<LibraryRow[]>(APPROVED_FAVOURITES_PAGE, [userId, limit, offset]);
   }
 }

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
+import {
+  paginateTogether,
+  type Page,
+  type PaginationQueryDto,
+} from '../common/pagination/pagination.js';
 import type { LibraryItemResponse } from '../libraries/dto/library.response.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
 import { LibraryMapper } from '../libraries/library.mapper.js';
@@ -19,9 +23,12 @@ export class FavouritesService {
   ) {}
 
   list(user: AuthUser, query: PaginationQueryDto): Promise<Page<LibraryItemResponse>> {
-    return paginate(
+    return paginateTogether(
       query,
-      () => this.favourites.countApproved(user.id),
+      async (limit, offset) => {
+        const { total, rows } = await this.favourites.countAndFindApproved(user.id, limit, offset);
+        return { total, items: rows.map((row) => this.mapper.item(row)) };
+      },
       async (limit, offset) =>
         (await this.favourites.findApproved(user.id, limit, offset)).map((row) =>
           this.mapper.item(row),

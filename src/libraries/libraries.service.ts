@@ -11,9 +11,8 @@ import {
   photoKeys,
 } from '../common/media/photo-processor.js';
 import {
-  pageWindow,
   paginate,
-  toPage,
+  paginateTogether,
   type Page,
   type PaginationQueryDto,
 } from '../common/pagination/pagination.js';
@@ -93,27 +92,23 @@ export class LibrariesService {
             }
           : undefined,
     };
-    // paginate() with the count and the requested page read together (see countAndFindApproved); a page past the
-    // end is then read again at the last page.
+    // The count and the requested page are read together (see countAndFindApproved).
     const userId = user?.id ?? null;
-    const requestedOffset = (Math.max(1, query.page) - 1) * query.page_size;
-    const { total, rows } = await this.libraries.countAndFindApproved(
-      search,
-      userId,
-      query.page_size,
-      requestedOffset,
-    );
-    const window = pageWindow(total, query.page, query.page_size);
-    let items: LibraryRow[] = [];
-    if (total > 0)
-      items =
-        rows !== undefined && window.offset === requestedOffset
-          ? rows
-          : await this.libraries.findApproved(search, userId, window.pageSize, window.offset);
-    return toPage(
-      items.map((row) => this.mapper.item(row)),
-      total,
-      window,
+    return paginateTogether(
+      query,
+      async (limit, offset) => {
+        const { total, rows } = await this.libraries.countAndFindApproved(
+          search,
+          userId,
+          limit,
+          offset,
+        );
+        return { total, items: rows?.map((row) => this.mapper.item(row)) };
+      },
+      async (limit, offset) =>
+        (await this.libraries.findApproved(search, userId, limit, offset)).map((row) =>
+          this.mapper.item(row),
+        ),
     );
   }
 

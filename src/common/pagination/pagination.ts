@@ -77,3 +77,25 @@ export async function paginate<T>(
   const items = total === 0 ? [] : await fetch(window.pageSize, window.offset);
   return toPage(items, total, window);
 }
+
+/**
+ * paginate() for a source that reads the count and the requested page in one round trip. `countAndFetch` returns
+ * the total and the page at the requested offset, or no rows when it could not read them (a memoised count);
+ * `fetch` reads the page again when that page was past the end (the last page is served instead) or not read.
+ */
+export async function paginateTogether<T>(
+  query: { page: number; page_size: number },
+  countAndFetch: (limit: number, offset: number) => Promise<{ total: number; items?: T[] }>,
+  fetch: (limit: number, offset: number) => Promise<T[]>,
+): Promise<Page<T>> {
+  const requestedOffset = (Math.max(1, query.page) - 1) * query.page_size;
+  const { total, items } = await countAndFetch(query.page_size, requestedOffset);
+  const window = pageWindow(total, query.page, query.page_size);
+  let page: T[] = [];
+  if (total > 0)
+    page =
+      items !== undefined && window.offset === requestedOffset
+        ? items
+        : await fetch(window.pageSize, window.offset);
+  return toPage(page, total, window);
+}
