@@ -27,7 +27,7 @@ import { SessionsRepository } from './sessions.repository.js';
 import { SocialAuthService } from './social-auth.service.js';
 import { SocialIdentitiesRepository } from './social-identities.repository.js';
 import { SocialIdentityEntity } from './social-identity.entity.js';
-import { TokensService, JWT_ALGORITHM } from './tokens.service.js';
+import { TokensService, JWT_ALGORITHM, jwtKey } from './tokens.service.js';
 import { UsedIdentityTokenEntity } from './used-identity-token.entity.js';
 
 @Module({
@@ -42,7 +42,7 @@ import { UsedIdentityTokenEntity } from './used-identity-token.entity.js';
     JwtModule.registerAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
-        secret: config.jwt.secret,
+        secret: jwtKey(config.jwt.secret),
         signOptions: { algorithm: JWT_ALGORITHM },
         verifyOptions: { algorithms: [JWT_ALGORITHM] },
       }),

@@ -7,7 +7,7 @@ import { Clock } from '../common/clock.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { AppConfig } from '../config/app-config.js';
 import { SessionsRepository } from './sessions.repository.js';
-import { JWT_ALGORITHM, TokensService } from './tokens.service.js';
+import { JWT_ALGORITHM, jwtKey, TokensService } from './tokens.service.js';
 
 export const JWT_STRATEGY = 'jwt';
 
@@ -28,7 +28,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKey: config.jwt.secret,
+      // A KeyObject (see jwtKey): passport-jwt hands it to jsonwebtoken unchanged; its types predate KeyObject.
+      secretOrKey: jwtKey(config.jwt.secret) as unknown as Buffer,
       algorithms: [JWT_ALGORITHM],
       // Expiry is checked in validate() against the injected Clock.
       ignoreExpiration: true,
