@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processAlive } from '../common/process-alive.js';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -24,15 +25,6 @@ function workerPath(): string {
 }
 
 const urlFor = (port: number) => `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -59,7 +51,7 @@ async function runningServer(dataDir: string): Promise<number | null> {
       pid: number;
       port: number | null;
     };
-    if (!alive(pid)) return null;
+    if (!processAlive(pid)) return null;
     if (port === null)
       throw new Error(
         `The embedded database in ${dataDir} is still starting (pid ${pid}); try again.`,

@@ -1,20 +1,11 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { processAlive } from '../process-alive.js';
 import { UPLOAD_TEMP_DIR } from './photo-upload.interceptor.js';
 
 /** No upload's request lasts this long: an older temporary file is left over whatever its name says. */
 export const STALE_UPLOAD_AGE_MS = 24 * 60 * 60 * 1000;
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Removes the temporary uploads a process left behind when it was killed mid-request: files named `<pid>-<uuid>`
