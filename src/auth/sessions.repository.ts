@@ -41,19 +41,16 @@ export class SessionsRepository {
     userId: number,
     now: Date,
   ): Promise<SessionUser | null> {
-    const row = await this.sessions
-      .createQueryBuilder('session')
-      .innerJoin('session.user', 'user')
-      .select([
-        'user.id AS id',
-        'user.username AS username',
-        'user.is_staff AS is_staff',
-        'session.expires_at AS expires_at',
-      ])
-      .where('session.id = :sessionId AND session.user_id = :userId', { sessionId, userId })
-      .andWhere('session.revoked_at IS NULL AND session.expires_at > :now', { now })
-      .andWhere('user.is_active')
-      .getRawOne<{ id: number; username: string; is_staff: boolean; expires_at: Date }>();
+    // Plain SQL: this runs on every authenticated request, and building it with the query builder each time was
+    // 6 % of Node's time on the favourites page (issue 7's benchmark).
+    const [row] = await this.sessions.manager.query<
+      { id: number; username: string; is_staff: boolean; expires_at: Date }[]
+    >(
+      `SELECT u.id, u.username, u.is_staff, s.expires_at
+       FROM refresh_sessions s JOIN users u ON u.id = s.user_id
+       WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > $3 AND u.is_active`,
+      [sessionId, userId, now],
+    );
     if (!row) return null;
     return {
       id: row.id,
