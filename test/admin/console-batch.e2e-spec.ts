@@ -2,25 +2,21 @@
  * The console's batch write: eligible libraries ticked on the contributions list, a confirmation page with every
  * node's tags, and the confirmed POST reaching the same batch confirm as the JSON API (one changeset per city).
  */
-import { registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { RegisteredUser } from '../support/auth.js';
+import type { TestApp } from '../support/app.js';
 import { signInConsole, type ConsoleAgent } from '../support/console.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { FakeMapServer } from '../support/fake-map-server.js';
 import {
   DEG_PER_M,
-  MAP_TOKEN,
   checkPasses,
   nextPosition,
-  registerStaff,
   submitLibrary,
-  writeEnv,
   type SubmittedLibrary,
+  mapSuite,
 } from '../map-contribution/helpers.js';
 
 describe('staff console batch write', () => {
-  const fake = new FakeMapServer({ token: MAP_TOKEN });
-  let db: TestDatabase;
+  const suite = mapSuite();
+  const { fake } = suite;
   let t: TestApp;
   let staff: RegisteredUser;
   let owner: RegisteredUser;
@@ -30,11 +26,7 @@ describe('staff console batch write', () => {
   let b: SubmittedLibrary;
 
   beforeAll(async () => {
-    await fake.start();
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: writeEnv(fake) });
-    staff = await registerStaff(t.http, db.url);
-    owner = await registerUser(t.http);
+    ({ t, staff, owner } = suite);
     const base = nextPosition();
     const eligible = async (address: string, offsetM: number) => {
       const lib = await submitLibrary(t.http, owner, staff, {
@@ -49,12 +41,6 @@ describe('staff console batch write', () => {
     a = await eligible('Batchweg 1', 0);
     b = await eligible('Batchweg 2', 300);
     ({ agent, csrf } = await signInConsole(t.http, staff));
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await fake.stop();
   });
 
   it('offers a selection box for each eligible library on the list', async () => {

@@ -5,27 +5,25 @@
  */
 import request from 'supertest';
 import { registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { FakeMapServer } from '../support/fake-map-server.js';
+import type { TestApp } from '../support/app.js';
+import type { TestDatabase } from '../support/database.js';
 import {
   BASE,
-  MAP_TOKEN,
   NOT_FOUND,
   STAFF_ONLY,
   UNAUTHORIZED,
   checkPasses,
   contributionRow,
   eventRows,
-  registerStaff,
   sql,
   submitLibrary,
-  writeEnv,
   type SubmittedLibrary,
+  mapSuite,
 } from './helpers.js';
 
 describe('map contribution staff routes: access', () => {
-  const fake = new FakeMapServer({ token: MAP_TOKEN });
+  const suite = mapSuite();
+  const { fake } = suite;
   let db: TestDatabase;
   let t: TestApp;
   let staff: RegisteredUser;
@@ -34,19 +32,9 @@ describe('map contribution staff routes: access', () => {
   let lib: SubmittedLibrary;
 
   beforeAll(async () => {
-    await fake.start();
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: writeEnv(fake) });
-    staff = await registerStaff(t.http, db.url);
+    ({ db, t, staff, owner } = suite);
     user = await registerUser(t.http);
-    owner = await registerUser(t.http);
     lib = await submitLibrary(t.http, owner, staff);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await fake.stop();
   });
 
   beforeEach(() => fake.reset());

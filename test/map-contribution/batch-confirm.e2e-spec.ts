@@ -7,11 +7,9 @@
  */
 import { registerUser, type RegisteredUser } from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { FakeMapServer } from '../support/fake-map-server.js';
+import type { TestDatabase } from '../support/database.js';
 import {
   DEG_PER_M,
-  MAP_TOKEN,
   adminGet,
   adminPost,
   checkPasses,
@@ -25,30 +23,22 @@ import {
   submitLibrary,
   writeEnv,
   type SubmittedLibrary,
+  mapSuite,
 } from './helpers.js';
 
 const MINUTE = 60_000;
 
 describe('map contribution batch confirm', () => {
-  const fake = new FakeMapServer({ token: MAP_TOKEN });
+  const suite = mapSuite();
+  const { fake } = suite;
   let db: TestDatabase;
   let t: TestApp;
   let staff: RegisteredUser;
   let owner: RegisteredUser;
   let addresses = 0;
 
-  beforeAll(async () => {
-    await fake.start();
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: writeEnv(fake) });
-    staff = await registerStaff(t.http, db.url);
-    owner = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await fake.stop();
+  beforeAll(() => {
+    ({ db, t, staff, owner } = suite);
   });
 
   afterEach(() => {

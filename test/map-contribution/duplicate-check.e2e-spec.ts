@@ -4,50 +4,38 @@
  * queries (5xx three times, timeout, malformed, long Retry-After, dropped sockets) leave a sanitized error and block
  * the confirm; a check older than MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS (here 600) is stale.
  */
-import { loginUser, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { FakeMapServer, type FakeQueryElement } from '../support/fake-map-server.js';
+import { loginUser, type RegisteredUser } from '../support/auth.js';
+import type { TestApp } from '../support/app.js';
+import type { TestDatabase } from '../support/database.js';
+import type { FakeQueryElement } from '../support/fake-map-server.js';
 import {
   DEG_PER_M,
-  MAP_TOKEN,
   adminGet,
   adminPost,
   checkPasses,
   codes,
   contributionRow,
   eventRows,
-  registerStaff,
   sql,
   submitLibrary,
-  writeEnv,
   type SubmittedLibrary,
+  mapSuite,
 } from './helpers.js';
 
 const MAX_AGE_SECONDS = 600;
 
 describe('map contribution duplicate check', () => {
-  const fake = new FakeMapServer({ token: MAP_TOKEN });
+  const suite = mapSuite({
+    env: { MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS: String(MAX_AGE_SECONDS) },
+  });
+  const { fake } = suite;
   let db: TestDatabase;
   let t: TestApp;
   let staff: RegisteredUser;
   let owner: RegisteredUser;
 
-  beforeAll(async () => {
-    await fake.start();
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
-      env: writeEnv(fake, { MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS: String(MAX_AGE_SECONDS) }),
-    });
-    staff = await registerStaff(t.http, db.url);
-    owner = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await fake.stop();
+  beforeAll(() => {
+    ({ db, t, staff, owner } = suite);
   });
 
   beforeEach(() => fake.reset());

@@ -8,9 +8,8 @@
  */
 import request from 'supertest';
 import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { FakeMapServer } from '../support/fake-map-server.js';
+import type { TestApp } from '../support/app.js';
+import type { TestDatabase } from '../support/database.js';
 import {
   defaultPhoto,
   insertLibrary,
@@ -19,22 +18,20 @@ import {
   type LibraryFixture,
 } from '../support/libraries.js';
 import {
-  MAP_TOKEN,
   adminGet,
   adminPost,
   checkPasses,
   codes,
   moderate,
   nextPosition,
-  registerStaff,
   submitLibrary,
-  writeEnv,
+  mapSuite,
 } from './helpers.js';
 
 const PERMISSION = 'mapdb_submission_allowed';
 
 describe('map contribution eligibility', () => {
-  const fake = new FakeMapServer({ token: MAP_TOKEN });
+  const suite = mapSuite();
   let db: TestDatabase;
   let t: TestApp;
   let staff: RegisteredUser;
@@ -42,18 +39,8 @@ describe('map contribution eligibility', () => {
   /** slug → the exact blocker codes expected once checked. */
   const expected = new Map<string, string[]>();
 
-  beforeAll(async () => {
-    await fake.start();
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: writeEnv(fake) });
-    staff = await registerStaff(t.http, db.url);
-    owner = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await fake.stop();
+  beforeAll(() => {
+    ({ db, t, staff, owner } = suite);
   });
 
   const detail = async (slug: string) => {

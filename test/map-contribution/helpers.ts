@@ -5,15 +5,17 @@
  */
 import type { DestinationStream } from 'pino';
 import request from 'supertest';
+import { createTestApp, type TestApp } from '../support/app.js';
 import {
   bearer,
   makeStaff,
   registerUser,
   type HttpTarget,
+  type NewUserFields,
   type RegisteredUser,
 } from '../support/auth.js';
-import { withClient } from '../support/database.js';
-import type { FakeMapServer } from '../support/fake-map-server.js';
+import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { FakeMapServer } from '../support/fake-map-server.js';
 import { createLibrary, type FormFields } from '../support/libraries.js';
 
 export const BASE = '/api/v1/admin/map-contributions';
@@ -47,6 +49,47 @@ export function writeEnv(
     MAPDB_LAUNCH_GATES: ALL_GATES,
     ...overrides,
   };
+}
+
+/** What most suites start from: the fake map server, a database of their own, an app writing to the fake, a staff
+ * member and a submitter. */
+export interface MapSuite {
+  fake: FakeMapServer;
+  db: TestDatabase;
+  t: TestApp;
+  staff: RegisteredUser;
+  owner: RegisteredUser;
+}
+
+/**
+ * Registers the hooks that start a MapSuite before the enclosing describe's tests and stop it after them. `fake`
+ * is there at once (suites configure it); the other fields once the suite's first beforeAll has run.
+ */
+export function mapSuite(
+  options: {
+    env?: Record<string, string>;
+    logDestination?: DestinationStream;
+    owner?: NewUserFields;
+  } = {},
+): MapSuite {
+  const suite = { fake: new FakeMapServer({ token: MAP_TOKEN }) } as MapSuite;
+  beforeAll(async () => {
+    await suite.fake.start();
+    suite.db = await createTestDatabase();
+    suite.t = await createTestApp({
+      databaseUrl: suite.db.url,
+      env: writeEnv(suite.fake, options.env),
+      logDestination: options.logDestination,
+    });
+    suite.staff = await registerStaff(suite.t.http, suite.db.url);
+    suite.owner = await registerUser(suite.t.http, options.owner);
+  });
+  afterAll(async () => {
+    await suite.t?.close();
+    await suite.db?.drop();
+    await suite.fake.stop();
+  });
+  return suite;
 }
 
 /** Log lines captured from the app (createTestApp `logDestination`). */

@@ -4,24 +4,21 @@
  * same flags. A dry preview also works with writes off and no plan URL configured.
  */
 import request from 'supertest';
-import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
+import { bearer, type RegisteredUser } from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { FakeMapServer } from '../support/fake-map-server.js';
+import type { TestDatabase } from '../support/database.js';
 import {
   CREATED_BY,
-  MAP_TOKEN,
   PLAN_URL,
   SOURCE_WORDING,
   adminGet,
   adminPost,
   checkPasses,
   codes,
-  registerStaff,
   sql,
   submitLibrary,
-  writeEnv,
   type SubmittedLibrary,
+  mapSuite,
 } from './helpers.js';
 
 const PRIVATE = {
@@ -70,24 +67,15 @@ const ALL_VERIFIED = {
 };
 
 describe('map contribution preview', () => {
-  const fake = new FakeMapServer({ token: MAP_TOKEN });
+  const suite = mapSuite();
+  const { fake } = suite;
   let db: TestDatabase;
   let t: TestApp;
   let staff: RegisteredUser;
   let owner: RegisteredUser;
 
-  beforeAll(async () => {
-    await fake.start();
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: writeEnv(fake) });
-    staff = await registerStaff(t.http, db.url);
-    owner = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await fake.stop();
+  beforeAll(() => {
+    ({ db, t, staff, owner } = suite);
   });
 
   beforeEach(() => fake.reset());

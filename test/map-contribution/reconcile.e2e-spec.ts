@@ -4,12 +4,11 @@
  * node is ever created. A lost changeset-create answer reconciles to `unchecked`; a failed close keeps the node id
  * and reconcile closes it. Confirm on failed and reconcile on anything else are 409.
  */
-import { registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, itWithDatabaseServer, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { FakeMapServer, type FakeMapBehaviour } from '../support/fake-map-server.js';
+import type { RegisteredUser } from '../support/auth.js';
+import { itWithDatabaseServer, type TestApp } from '../support/app.js';
+import type { TestDatabase } from '../support/database.js';
+import type { FakeMapBehaviour } from '../support/fake-map-server.js';
 import {
-  MAP_TOKEN,
   adminGet,
   clearLog,
   adminPost,
@@ -17,31 +16,21 @@ import {
   codes,
   contributionRow,
   eventRows,
-  registerStaff,
   submitLibrary,
-  writeEnv,
   type SubmittedLibrary,
+  mapSuite,
 } from './helpers.js';
 
 describe('map contribution reconciliation', () => {
-  const fake = new FakeMapServer({ token: MAP_TOKEN });
+  const suite = mapSuite();
+  const { fake } = suite;
   let db: TestDatabase;
   let t: TestApp;
   let staff: RegisteredUser;
   let owner: RegisteredUser;
 
-  beforeAll(async () => {
-    await fake.start();
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: writeEnv(fake) });
-    staff = await registerStaff(t.http, db.url);
-    owner = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await fake.stop();
+  beforeAll(() => {
+    ({ db, t, staff, owner } = suite);
   });
 
   const eligible = async () => {

@@ -3,43 +3,31 @@
  * no write call), different_feature keeps the block until a fresh check passes (the resolved candidate then only
  * warns, and the confirm can proceed), unclear stays; anything but a possible duplicate is 409.
  */
-import { registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { FakeMapServer } from '../support/fake-map-server.js';
+import type { RegisteredUser } from '../support/auth.js';
+import type { TestApp } from '../support/app.js';
+import type { TestDatabase } from '../support/database.js';
 import {
   DEG_PER_M,
-  MAP_TOKEN,
   adminGet,
   adminPost,
   checkPasses,
   codes,
   contributionRow,
-  registerStaff,
   submitLibrary,
-  writeEnv,
   type SubmittedLibrary,
+  mapSuite,
 } from './helpers.js';
 
 describe('map contribution duplicate resolution', () => {
-  const fake = new FakeMapServer({ token: MAP_TOKEN });
+  const suite = mapSuite();
+  const { fake } = suite;
   let db: TestDatabase;
   let t: TestApp;
   let staff: RegisteredUser;
   let owner: RegisteredUser;
 
-  beforeAll(async () => {
-    await fake.start();
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: writeEnv(fake) });
-    staff = await registerStaff(t.http, db.url);
-    owner = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await fake.stop();
+  beforeAll(() => {
+    ({ db, t, staff, owner } = suite);
   });
 
   beforeEach(() => fake.reset());

@@ -5,10 +5,9 @@
  * outgoing map request or log line.
  */
 import request from 'supertest';
-import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { FakeMapServer } from '../support/fake-map-server.js';
+import { bearer, type RegisteredUser } from '../support/auth.js';
+import { TEST_JWT_SECRET, type TestApp } from '../support/app.js';
+import type { TestDatabase } from '../support/database.js';
 import { libraryRow } from '../support/libraries.js';
 import {
   DEG_PER_M,
@@ -20,41 +19,27 @@ import {
   codes,
   contributionRow,
   eventRows,
-  registerStaff,
   sql,
   submitLibrary,
-  writeEnv,
+  mapSuite,
 } from './helpers.js';
 
 const PERMISSION = 'mapdb_submission_allowed';
 
 describe('map contribution withdrawal and audit', () => {
-  const fake = new FakeMapServer({ token: MAP_TOKEN });
   const logs = captureLogs();
+  const suite = mapSuite({
+    logDestination: logs.stream,
+    owner: { username: 'private_owner_4411', email: 'owner.private.4411@example.org' },
+  });
+  const { fake } = suite;
   let db: TestDatabase;
   let t: TestApp;
   let staff: RegisteredUser;
   let owner: RegisteredUser;
 
-  beforeAll(async () => {
-    await fake.start();
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
-      env: writeEnv(fake),
-      logDestination: logs.stream,
-    });
-    staff = await registerStaff(t.http, db.url);
-    owner = await registerUser(t.http, {
-      username: 'private_owner_4411',
-      email: 'owner.private.4411@example.org',
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await fake.stop();
+  beforeAll(() => {
+    ({ db, t, staff, owner } = suite);
   });
 
   beforeEach(() => fake.reset());
