@@ -75,14 +75,15 @@ async function prepareTemplate(adminUrl) {
         await admin.query(`DROP DATABASE IF EXISTS ${building}`);
       });
     }
-    // Templates of other migration sets are dropped.
+    // Templates of other migration sets are dropped, unless TEST_DB_KEEP_TEMPLATES is set (several checkouts with
+    // different migrations testing against one server at once).
     // Leftover per-file databases older than six hours (crashed runs); younger ones may belong to a run in progress.
     const cutoff = Math.floor(Date.now() / 1000) - 6 * 3600;
     const stale = await admin.query(
       `SELECT datname FROM pg_database
-       WHERE (datname LIKE 'bookcase_tpl_%' AND datname <> $1 AND datname NOT LIKE '%_building_%')
+       WHERE ($3 AND datname LIKE 'bookcase_tpl_%' AND datname <> $1 AND datname NOT LIKE '%_building_%')
           OR (datname ~ '^bookcase_t_[0-9]+_' AND split_part(datname, '_', 3)::bigint < $2)`,
-      [template, cutoff],
+      [template, cutoff, !process.env.TEST_DB_KEEP_TEMPLATES],
     );
     for (const { datname } of stale.rows) {
       await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => undefined);
