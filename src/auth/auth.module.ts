@@ -3,7 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Clock } from '../common/clock.js';
-import { REDIS, type RedisClient } from '../common/redis/redis.module.js';
+import { RedisBreaker } from '../common/redis/redis-breaker.js';
 import { AppConfig } from '../config/app-config.js';
 import { UsersModule } from '../users/users.module.js';
 import { AccountService } from './account.service.js';
@@ -64,18 +64,23 @@ import { UsedIdentityTokenEntity } from './used-identity-token.entity.js';
     StaffGuard,
     DatabaseIdentityTokenReplayStore,
     {
-      // Redis when configured (shared by every instance), else the database table.
+      // Redis when configured (shared by every instance), else (and while Redis fails) the database table.
       provide: IdentityTokenReplayStore,
-      inject: [REDIS, AppConfig, Clock, DatabaseIdentityTokenReplayStore],
+      inject: [RedisBreaker, AppConfig, Clock, DatabaseIdentityTokenReplayStore],
       useFactory: (
-        redis: RedisClient,
+        breaker: RedisBreaker,
         config: AppConfig,
         clock: Clock,
         database: DatabaseIdentityTokenReplayStore,
       ) =>
-        redis
-          ? new RedisIdentityTokenReplayStore(redis, clock, `${config.redisKeyPrefix}social-jti:`)
-          : database,
+        breaker.state === 'off'
+          ? database
+          : new RedisIdentityTokenReplayStore(
+              breaker,
+              database,
+              clock,
+              `${config.redisKeyPrefix}social-jti:`,
+            ),
     },
   ],
   exports: [JwtAuthGuard, StaffGuard, TokensService, SessionsRepository, AuthService],

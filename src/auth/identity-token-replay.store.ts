@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Redis } from 'ioredis';
 import { Repository } from 'typeorm';
 import { Clock } from '../common/clock.js';
+import type { RedisBreaker } from '../common/redis/redis-breaker.js';
 import { UsedIdentityTokenEntity } from './used-identity-token.entity.js';
 
 /**
@@ -14,20 +14,27 @@ export abstract class IdentityTokenReplayStore {
   abstract claim(key: string, expiresAtMs: number): Promise<boolean>;
 }
 
-/** Shared by every instance through Redis: `SET key NX PX ttl`. */
+/**
+ * Shared by every instance through Redis: `SET key NX PX ttl`. While Redis fails or is slow, claims go to the
+ * database table instead (the breaker's fallback), so a sign-in never depends on Redis.
+ */
 export class RedisIdentityTokenReplayStore extends IdentityTokenReplayStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly breaker: RedisBreaker,
+    private readonly database: IdentityTokenReplayStore,
     private readonly clock: Clock,
     private readonly prefix: string,
   ) {
     super();
   }
 
-  async claim(key: string, expiresAtMs: number): Promise<boolean> {
+  claim(key: string, expiresAtMs: number): Promise<boolean> {
     const ttlMs = Math.max(1000, Math.ceil(expiresAtMs - this.clock.now()));
-    const result = await this.redis.set(`${this.prefix}${key}`, '1', 'PX', ttlMs, 'NX');
-    return result === 'OK';
+    return this.breaker.run(
+      async (redis) =>
+        (await redis.set(`${this.prefix}${key}`, '1', 'PX', ttlMs, 'NX')) === 'OK',
+      () => this.database.claim(key, expiresAtMs),
+    );
   }
 }
 

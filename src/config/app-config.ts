@@ -26,12 +26,24 @@ export class AppConfig {
     /** Connection URL; null means "start the embedded database in dataDir". */
     url: string | null;
     poolSize: number;
+    /** Per-statement limit on the app's connections (seconds, 0 = none). */
+    statementTimeoutSeconds: number;
+    /** A session idle inside an open transaction this long is ended by the server (seconds, 0 = none). */
+    idleInTransactionTimeoutSeconds: number;
+    /** Longest wait for a free pool connection before the request answers 503 (seconds). */
+    poolWaitSeconds: number;
   };
   readonly dataDir!: string;
   readonly mediaRoot!: string;
+  /** The orphan sweep removes media files no row references once they are this old; runs every intervalHours (0 = start only). */
+  readonly mediaSweep!: { graceHours: number; intervalHours: number };
   readonly redisUrl!: string | null;
   /** Prefix of every Redis key the service writes (rate limits, caches, replay guards). */
   readonly redisKeyPrefix!: string;
+  /** Redis is an accelerator: a command slower than this fails over to the in-process/database path. */
+  readonly redisCommandTimeoutMs!: number;
+  /** After Redis failed, the next try (half-open circuit) comes this much later. */
+  readonly redisRetryAfterMs!: number;
   /** Express `trust proxy` value; false when unset. */
   readonly trustProxy!: boolean | number | string;
   readonly jwt!: { secret: string; accessTtlSeconds: number; refreshTtlSeconds: number };
@@ -165,11 +177,23 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     port: env.PORT ?? 3000,
     host: env.HOST ?? '0.0.0.0',
     logLevel: env.LOG_LEVEL ?? (env.NODE_ENV === 'test' ? 'silent' : 'info'),
-    database: { url: databaseUrl, poolSize: env.DATABASE_POOL_SIZE ?? 10 },
+    database: {
+      url: databaseUrl,
+      poolSize: env.DATABASE_POOL_SIZE ?? 10,
+      statementTimeoutSeconds: env.DATABASE_STATEMENT_TIMEOUT_SECONDS ?? 30,
+      idleInTransactionTimeoutSeconds: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS ?? 60,
+      poolWaitSeconds: env.DATABASE_POOL_WAIT_SECONDS ?? 5,
+    },
     dataDir,
     mediaRoot: resolve(env.MEDIA_ROOT ?? join(dataDir, 'media')),
+    mediaSweep: {
+      graceHours: env.MEDIA_SWEEP_GRACE_HOURS ?? 24,
+      intervalHours: env.MEDIA_SWEEP_INTERVAL_HOURS ?? 6,
+    },
     redisUrl: env.REDIS_URL ?? null,
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'bookcase:',
+    redisCommandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS ?? 200,
+    redisRetryAfterMs: env.REDIS_RETRY_AFTER_MS ?? 1000,
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     jwt: {
       secret: env.JWT_SECRET ?? embeddedJwtSecret(dataDir),

@@ -71,6 +71,41 @@ export class EnvironmentVariables {
   DATABASE_POOL_SIZE?: number;
 
   @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(86_400)
+  @Transform(toInt)
+  DATABASE_STATEMENT_TIMEOUT_SECONDS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(86_400)
+  @Transform(toInt)
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(600)
+  @Transform(toInt)
+  DATABASE_POOL_WAIT_SECONDS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(8760)
+  @Transform(toInt)
+  MEDIA_SWEEP_GRACE_HOURS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(8760)
+  @Transform(toInt)
+  MEDIA_SWEEP_INTERVAL_HOURS?: number;
+
+  @IsOptional()
   @IsString()
   @Transform(toTrimmed)
   DATA_DIR?: string;
@@ -84,6 +119,20 @@ export class EnvironmentVariables {
   @Matches(/^redis(s)?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   @Transform(toTrimmed)
   REDIS_URL?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(10)
+  @Max(10_000)
+  @Transform(toInt)
+  REDIS_COMMAND_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  @Transform(toInt)
+  REDIS_RETRY_AFTER_MS?: number;
 
   @IsOptional()
   @Matches(/^[A-Za-z0-9:_-]{1,64}$/, {

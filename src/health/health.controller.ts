@@ -1,15 +1,11 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import {
-  HealthCheckService,
-  HealthIndicatorService,
-  TypeOrmHealthIndicator,
-} from '@nestjs/terminus';
+import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { ApiError } from '../common/errors/api-error.js';
 import { ErrorResponse } from '../common/errors/error.response.js';
 import { NoRateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { Public } from '../common/auth/public.decorator.js';
-import { REDIS, type RedisClient } from '../common/redis/redis.module.js';
+import { RedisBreaker } from '../common/redis/redis-breaker.js';
 import { HealthResponse } from './health.response.js';
 
 @ApiTags('health')
@@ -20,8 +16,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
-    private readonly indicators: HealthIndicatorService,
-    @Inject(REDIS) private readonly redis: RedisClient,
+    private readonly redis: RedisBreaker,
   ) {}
 
   /** Liveness: the process answers. */
@@ -31,19 +26,26 @@ export class HealthController {
     return { status: 'ok', checks: {} };
   }
 
-  /** Readiness: the database (and Redis, when configured) answer. */
+  /**
+   * Readiness: the database answers. Redis, when configured, is reported (`up` or `degraded`) but never makes the
+   * instance unready: every use of it has a fallback.
+   */
   @Get('ready')
   @ApiOkResponse({ type: HealthResponse })
   @ApiServiceUnavailableResponse({ type: ErrorResponse })
   async ready(): Promise<HealthResponse> {
+    const redis = this.redis.ping();
     try {
       const result = await this.health.check([
         () => this.database.pingCheck('database', { timeout: 3000 }),
-        ...(this.redis ? [() => this.redisCheck()] : []),
       ]);
+      const redisState = await redis;
       return {
         status: 'ok',
-        checks: Object.fromEntries(Object.keys(result.details).map((key) => [key, 'up'])),
+        checks: {
+          ...Object.fromEntries(Object.keys(result.details).map((key) => [key, 'up'])),
+          ...(redisState === 'off' ? {} : { redis: redisState }),
+        },
       };
     } catch (error) {
       const details =
@@ -53,21 +55,6 @@ export class HealthController {
         Object.entries(details).map(([key, value]) => [key, value.status]),
       );
       throw new ApiError(503, 'Service unavailable.', { checks });
-    }
-  }
-
-  private async redisCheck() {
-    const indicator = this.indicators.check('redis');
-    try {
-      const pong = await Promise.race([
-        this.redis!.ping(),
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error('timeout')), 2000).unref(),
-        ),
-      ]);
-      return pong === 'PONG' ? indicator.up() : indicator.down();
-    } catch {
-      return indicator.down();
     }
   }
 }

@@ -6,8 +6,9 @@ export class HealthResponse {
 
   @ApiProperty({
     type: 'object',
-    additionalProperties: { type: 'string', enum: ['up', 'down'] },
-    example: { database: 'up' },
+    additionalProperties: { type: 'string', enum: ['up', 'down', 'degraded'] },
+    example: { database: 'up', redis: 'up' },
+    description: 'Each dependency: `up`, `down`, or (Redis only) `degraded`: failing, its fallbacks in use.',
   })
   checks: Record<string, string>;
 }

@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import { REDIS, type RedisClient } from '../common/redis/redis.module.js';
+import { RedisBreaker } from '../common/redis/redis-breaker.js';
 import { AppConfig } from '../config/app-config.js';
 import { countryName, flagEmoji } from '../libraries/library.mapper.js';
 import type { StatisticsResponse } from './statistics.response.js';
@@ -12,7 +12,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * GET /statistics/: a handful of aggregate queries, cached for five minutes (in Redis when configured, so every
- * instance serves the same figures).
+ * instance serves the same figures; in process while Redis fails, and always without it).
  */
 @Injectable()
 export class StatisticsService {
@@ -23,7 +23,7 @@ export class StatisticsService {
     private readonly statistics: StatisticsRepository,
     private readonly clock: Clock,
     private readonly config: AppConfig,
-    @Inject(REDIS) private readonly redis: RedisClient,
+    private readonly redis: RedisBreaker,
   ) {}
 
   private get cacheKey(): string {
@@ -40,21 +40,26 @@ export class StatisticsService {
     return this.inflight;
   }
 
-  private async cached(): Promise<StatisticsResponse | null> {
-    if (this.redis) {
-      const text = await this.redis.get(this.cacheKey);
-      return text ? (JSON.parse(text) as StatisticsResponse) : null;
-    }
-    return this.local && this.local.expiresAt > this.clock.now() ? this.local.value : null;
+  private cached(): Promise<StatisticsResponse | null> {
+    return this.redis.run(
+      async (redis) => {
+        const text = await redis.get(this.cacheKey);
+        return text ? (JSON.parse(text) as StatisticsResponse) : null;
+      },
+      () => (this.local && this.local.expiresAt > this.clock.now() ? this.local.value : null),
+    );
   }
 
   private async computeAndStore(): Promise<StatisticsResponse> {
     const value = await this.compute();
-    if (this.redis) {
-      await this.redis.set(this.cacheKey, JSON.stringify(value), 'EX', STATISTICS_TTL_SECONDS);
-    } else {
-      this.local = { value, expiresAt: this.clock.now() + STATISTICS_TTL_SECONDS * 1000 };
-    }
+    await this.redis.run(
+      async (redis) => {
+        await redis.set(this.cacheKey, JSON.stringify(value), 'EX', STATISTICS_TTL_SECONDS);
+      },
+      () => {
+        this.local = { value, expiresAt: this.clock.now() + STATISTICS_TTL_SECONDS * 1000 };
+      },
+    );
     return value;
   }
 

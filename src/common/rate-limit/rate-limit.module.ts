@@ -2,6 +2,7 @@ import { Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { AppConfig } from '../../config/app-config.js';
 import { Clock } from '../clock.js';
+import { RedisBreaker } from '../redis/redis-breaker.js';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
 import { RateLimitRouteAudit } from './rate-limit-route-audit.js';
@@ -19,17 +20,29 @@ class StorageLifecycle implements OnApplicationShutdown {
   }
 }
 
-/** Sliding-window rate limits per client IP: in process by default, in Redis when REDIS_URL is set. */
+/**
+ * Sliding-window rate limits per client IP: in process by default, in Redis when REDIS_URL is set (falling back to
+ * the in-process window while Redis is unreachable).
+ */
 @Module({
   imports: [DiscoveryModule],
   providers: [
     {
       provide: RateLimitStorage,
-      inject: [AppConfig, Clock, REDIS],
-      useFactory: (config: AppConfig, clock: Clock, redis: RedisClient) =>
-        redis
-          ? new RedisSlidingWindowStorage(redis, clock, `${config.redisKeyPrefix}ratelimit:`)
-          : new MemorySlidingWindowStorage(clock, config.rateLimit.windowSeconds * 1000),
+      inject: [AppConfig, Clock, REDIS, RedisBreaker],
+      useFactory: (config: AppConfig, clock: Clock, redis: RedisClient, breaker: RedisBreaker) => {
+        const memory = new MemorySlidingWindowStorage(clock, config.rateLimit.windowSeconds * 1000);
+        // In Redis while it answers; in process (per instance) while it does not.
+        return redis
+          ? new RedisSlidingWindowStorage(
+              redis,
+              clock,
+              `${config.redisKeyPrefix}ratelimit:`,
+              breaker,
+              memory,
+            )
+          : memory;
+      },
     },
     {
       provide: StorageLifecycle,

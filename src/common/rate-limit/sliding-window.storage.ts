@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import type { RedisBreaker } from '../redis/redis-breaker.js';
 
 export interface RateLimitResult {
   /** Requests counted in the window, this one included when it was allowed. */
@@ -99,6 +100,10 @@ type SlidingWindowRedis = Redis & {
   ): Promise<[number, number, number]>;
 };
 
+/**
+ * With a breaker, a Redis that fails or is slow hands the count to `fallback` (the in-process window) until it
+ * answers again: limits then apply per instance instead of not at all.
+ */
 export class RedisSlidingWindowStorage extends RateLimitStorage {
   private readonly redis: SlidingWindowRedis;
 
@@ -106,6 +111,8 @@ export class RedisSlidingWindowStorage extends RateLimitStorage {
     redis: Redis,
     private readonly clock: Clock,
     private readonly prefix: string,
+    private readonly breaker?: RedisBreaker,
+    private readonly fallback?: RateLimitStorage,
   ) {
     super();
     if (!('slidingWindowHit' in redis)) {
@@ -114,7 +121,20 @@ export class RedisSlidingWindowStorage extends RateLimitStorage {
     this.redis = redis as SlidingWindowRedis;
   }
 
-  async hit(key: string, windowMs: number, limit: number): Promise<RateLimitResult> {
+  hit(key: string, windowMs: number, limit: number): Promise<RateLimitResult> {
+    if (!this.breaker || !this.fallback) return this.redisHit(key, windowMs, limit);
+    const fallback = this.fallback;
+    return this.breaker.run(
+      () => this.redisHit(key, windowMs, limit),
+      () => fallback.hit(key, windowMs, limit),
+    );
+  }
+
+  override close(): void {
+    this.fallback?.close();
+  }
+
+  private async redisHit(key: string, windowMs: number, limit: number): Promise<RateLimitResult> {
     const now = this.clock.now();
     const [count, blocked, waitMs] = await this.redis.slidingWindowHit(
       this.prefix + key,
