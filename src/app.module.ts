@@ -49,6 +49,7 @@ export class AppModule {
           options.databaseUrl,
           options.config.database.poolSize,
           options.runMigrations ?? true,
+          options.config.database,
         ),
         RedisModule,
         RateLimitModule,

@@ -15,7 +15,16 @@ async function bootstrap(): Promise<void> {
     embedded = await startEmbeddedDatabase(config.dataDir);
     databaseUrl = embedded.url;
     // PGlite runs a single session; one connection keeps requests from interleaving protocol messages in it.
-    config = new AppConfig({ ...config, database: { ...config.database, poolSize: 1 } });
+    // Its single-user server takes no per-session timeouts.
+    config = new AppConfig({
+      ...config,
+      database: {
+        ...config.database,
+        poolSize: 1,
+        statementTimeoutSeconds: 0,
+        idleInTransactionTimeoutSeconds: 0,
+      },
+    });
   }
 
   const app = await NestFactory.create<NestExpressApplication>(

@@ -2,7 +2,26 @@ import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { ENTITIES } from './entities.js';
 
-export function buildDataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+export interface DatabaseTimeouts {
+  /** Server-side limit per statement (0 = none). */
+  statementTimeoutSeconds: number;
+  /** The server ends a session left idle inside a transaction this long (0 = none). */
+  idleInTransactionTimeoutSeconds: number;
+  /** Longest wait for a pool connection (a free one or a new one), then the query fails (→ 503). */
+  poolWaitSeconds: number;
+}
+
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  statementTimeoutSeconds: 0,
+  idleInTransactionTimeoutSeconds: 0,
+  poolWaitSeconds: 10,
+};
+
+export function buildDataSourceOptions(
+  url: string,
+  poolSize = 10,
+  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -12,6 +31,13 @@ export function buildDataSourceOptions(url: string, poolSize = 10): DataSourceOp
     migrationsTransactionMode: 'each',
     synchronize: false,
     logging: false,
-    extra: { max: poolSize, connectionTimeoutMillis: 10_000 },
+    extra: {
+      max: poolSize,
+      connectionTimeoutMillis: timeouts.poolWaitSeconds * 1000,
+      // Startup parameters of every connection (node-postgres omits them when 0).
+      statement_timeout: timeouts.statementTimeoutSeconds * 1000,
+      idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutSeconds * 1000,
+      keepAlive: true,
+    },
   };
 }

@@ -1,16 +1,25 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { buildDataSourceOptions } from './data-source-options.js';
+import {
+  buildDataSourceOptions,
+  DEFAULT_DATABASE_TIMEOUTS,
+  type DatabaseTimeouts,
+} from './data-source-options.js';
 
 @Module({})
 export class DatabaseModule {
   /** Connects to `url` and applies pending migrations before the app serves anything. */
-  static forRoot(url: string, poolSize: number, runMigrations = true): DynamicModule {
+  static forRoot(
+    url: string,
+    poolSize: number,
+    runMigrations = true,
+    timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+  ): DynamicModule {
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRoot({
-          ...buildDataSourceOptions(url, poolSize),
+          ...buildDataSourceOptions(url, poolSize, timeouts),
           migrationsRun: runMigrations,
           retryAttempts: 2,
           retryDelay: 1000,

@@ -43,7 +43,13 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     DATA_DIR: dataDir,
     LOG_LEVEL: options.logDestination ? 'info' : 'silent',
     // The embedded server runs one session: one connection per app, as `npm start` uses it.
-    ...(process.env.TEST_DB_MODE === 'embedded' ? { DATABASE_POOL_SIZE: '1' } : {}),
+    ...(process.env.TEST_DB_MODE === 'embedded'
+      ? {
+          DATABASE_POOL_SIZE: '1',
+          DATABASE_STATEMENT_TIMEOUT_SECONDS: '0',
+          DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS: '0',
+        }
+      : {}),
     ...(options.redis
       ? { REDIS_URL: requireRedisUrl(), REDIS_KEY_PREFIX: `t${randomBytes(6).toString('hex')}:` }
       : {}),

@@ -8,6 +8,10 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { QueryFailedError } from 'typeorm';
+import {
+  DATABASE_RETRY_AFTER_SECONDS,
+  isDatabaseUnavailable,
+} from '../../database/database-unavailable.js';
 import { ApiError, type ErrorDetails } from './api-error.js';
 
 export interface ErrorBody {
@@ -29,6 +33,12 @@ const GENERIC_MESSAGES: Record<number, string> = {
   429: 'Too many requests. Please try again later.',
   500: 'Internal server error.',
   503: 'Service unavailable.',
+};
+
+/** A database that is down, restarting or too slow: the request may be repeated later. */
+export const SERVICE_UNAVAILABLE: ErrorBody = {
+  message: 'Service temporarily unavailable.',
+  details: { retry_after: DATABASE_RETRY_AFTER_SECONDS },
 };
 
 /** PostgreSQL error codes the service maps instead of leaking driver text. */
@@ -58,8 +68,17 @@ export class AllExceptionsFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    response.setHeader('Cache-Control', 'private, no-store');
+    this.setHeaders(response, status, body);
     response.status(status).json(body);
+  }
+
+  /** Cache-Control on every error; Retry-After on a 503 that names one. */
+  protected setHeaders(response: Response, status: number, body: ErrorBody): void {
+    response.setHeader('Cache-Control', 'private, no-store');
+    const retryAfter = (body.details as { retry_after?: unknown } | null)?.retry_after;
+    if (status === 503 && typeof retryAfter === 'number') {
+      response.setHeader('Retry-After', String(retryAfter));
+    }
   }
 
   protected toEnvelope(exception: unknown, request: Request): [number, ErrorBody] {
@@ -78,6 +97,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
       if (PG_REFERENCE.has(code))
         return [409, { message: 'A referenced object does not exist.', details: null }];
       if (PG_BAD_INPUT.has(code)) return [400, { message: 'Bad request.', details: null }];
+    }
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn(
+        `${request.method} ${request.path}: database unavailable (${(exception as Error).message})`,
+      );
+      return [503, SERVICE_UNAVAILABLE];
     }
     const transport = (exception ?? {}) as TransportError;
     if (transport.type === 'entity.parse.failed')
