@@ -7,6 +7,7 @@ import { CacheControlInterceptor } from './common/http/cache-control.js';
 import { BodyParseErrorGuard } from './common/http/deferred-body-parser.js';
 import { LoggingModule } from './common/logging/logging.module.js';
 import { MediaModule } from './common/media/media.module.js';
+import { MediaSweepModule } from './common/media/media-sweep.module.js';
 import { RATE_LIMIT_GUARD, RateLimitModule } from './common/rate-limit/rate-limit.module.js';
 import { RedisModule } from './common/redis/redis.module.js';
 import { ApiValidationPipe } from './common/validation/validation.pipe.js';
@@ -54,6 +55,7 @@ export class AppModule {
         RedisModule,
         RateLimitModule,
         MediaModule,
+        MediaSweepModule,
         HealthModule,
         UsersModule,
         AuthModule,

@@ -31,8 +31,7 @@ export class RedisIdentityTokenReplayStore extends IdentityTokenReplayStore {
   claim(key: string, expiresAtMs: number): Promise<boolean> {
     const ttlMs = Math.max(1000, Math.ceil(expiresAtMs - this.clock.now()));
     return this.breaker.run(
-      async (redis) =>
-        (await redis.set(`${this.prefix}${key}`, '1', 'PX', ttlMs, 'NX')) === 'OK',
+      async (redis) => (await redis.set(`${this.prefix}${key}`, '1', 'PX', ttlMs, 'NX')) === 'OK',
       () => this.database.claim(key, expiresAtMs),
     );
   }

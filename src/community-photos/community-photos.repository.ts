@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { LibraryRefColumns } from '../libraries/library.row.js';
+import { runTransaction } from '../database/transaction.js';
 
 /** Community photos a user may have pending or approved on one library (rejected ones do not count). */
 export const PHOTOS_PER_USER_PER_LIBRARY = 3;
@@ -31,7 +32,7 @@ export class CommunityPhotosRepository {
     photoKey: string;
     thumbnailKey: string;
   }): Promise<{ id: number; caption: string; status: string; created_at: Date } | null> {
-    return this.dataSource.transaction(async (manager) => {
+    return runTransaction(this.dataSource, async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [
         values.userId,
         values.libraryId,

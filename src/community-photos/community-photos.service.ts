@@ -43,19 +43,15 @@ export class CommunityPhotosService {
       throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);
     }
     const stored = await this.librariesService.storePhoto(file, 'photos');
-    let row;
-    try {
-      row = await this.photos.insertWithinLimit({
+    const row = await this.librariesService.withPhotoFiles(stored, () =>
+      this.photos.insertWithinLimit({
         libraryId: library.id,
         userId: user.id,
         caption: dto.caption ?? '',
         photoKey: stored.photo_key,
         thumbnailKey: stored.thumbnail_key,
-      });
-    } catch (error) {
-      await this.librariesService.discardPhoto(stored);
-      throw error;
-    }
+      }),
+    );
     if (!row) {
       await this.librariesService.discardPhoto(stored);
       throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);

@@ -8,7 +8,8 @@ export class HealthResponse {
     type: 'object',
     additionalProperties: { type: 'string', enum: ['up', 'down', 'degraded'] },
     example: { database: 'up', redis: 'up' },
-    description: 'Each dependency: `up`, `down`, or (Redis only) `degraded`: failing, its fallbacks in use.',
+    description:
+      'Each dependency: `up`, `down`, or (Redis only) `degraded`: failing, its fallbacks in use.',
   })
   checks: Record<string, string>;
 }

@@ -10,6 +10,7 @@ import type { CommunityPhotoRow, LibraryRow, LibraryValues } from './library.row
 import { ListCache } from './list-cache.js';
 import { nearBox } from './near-box.js';
 import { slugCandidate } from './slug.js';
+import { runTransaction } from '../database/transaction.js';
 
 /** Everything a public list can filter and order by (validated by the query DTO). */
 export interface LibrarySearch {
@@ -576,7 +577,8 @@ export class LibrariesRepository {
     return rows.length > 0;
   }
 
+  /** A transaction whose lost COMMIT is told apart from a failure before it (see runTransaction). */
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+    return runTransaction(this.dataSource, work);
   }
 }

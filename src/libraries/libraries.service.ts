@@ -16,6 +16,7 @@ import {
   type Page,
   type PaginationQueryDto,
 } from '../common/pagination/pagination.js';
+import { commitOutcomeUnknown, readAfterCommit } from '../database/transaction.js';
 import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import type { CreateLibraryDto } from './dto/create-library.dto.js';
 import type {
@@ -153,8 +154,8 @@ export class LibrariesService {
       throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
     const keys = await this.storePhoto(file, 'libraries');
     const allowed = dto.mapdb_submission_allowed === true;
-    try {
-      const id = await this.libraries.transaction(async (manager) => {
+    const id = await this.withPhotoFiles(keys, () =>
+      this.libraries.transaction(async (manager) => {
         const values = this.valuesFrom(dto);
         const libraryId = await this.libraries.insert(manager, {
           ...values,
@@ -172,11 +173,22 @@ export class LibrariesService {
         });
         if (!values.name || !values.description) await this.enrichment.enqueue(manager, libraryId);
         return libraryId;
-      });
-      const row = await this.libraries.findById(id, user.id);
-      return this.mapper.created(row!);
+      }),
+    );
+    const row = await readAfterCommit(() => this.libraries.findById(id, user.id));
+    return this.mapper.created(row!);
+  }
+
+  /**
+   * Runs `work` (the transaction recording the photo) and removes the photo's files only when it failed before its
+   * COMMIT: once a COMMIT began, files stay (a committed row always has its files; if the outcome is unknown the
+   * orphan sweep removes them later, should no row reference them).
+   */
+  async withPhotoFiles<T>(photo: PendingPhoto | null, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
     } catch (error) {
-      await this.discardPhoto(keys);
+      if (photo && !commitOutcomeUnknown(error)) await this.discardPhoto(photo);
       throw error;
     }
   }
@@ -205,20 +217,16 @@ export class LibrariesService {
       throw ApiError.badRequest('Provide at least one field to update.');
 
     const keys = file ? await this.storePhoto(file, 'libraries') : null;
-    let replaced: PendingPhoto | null = null;
-    try {
-      await this.libraries.transaction(async (manager) => {
+    const replaced = await this.withPhotoFiles(keys, () =>
+      this.libraries.transaction(async (manager) => {
         const row = await this.libraries.findBySlug(slug, user.id, manager, true);
         if (!row || row.created_by !== user.id || row.status === 'rejected')
           throw ApiError.notFound();
-        replaced = await this.applyEdit(manager, row, changes, keys);
-      });
-    } catch (error) {
-      if (keys) await this.discardPhoto(keys);
-      throw error;
-    }
+        return this.applyEdit(manager, row, changes, keys);
+      }),
+    );
     if (replaced) await this.discardReplacedPhoto(replaced);
-    const updated = await this.libraries.findBySlug(slug, user.id);
+    const updated = await readAfterCommit(() => this.libraries.findBySlug(slug, user.id));
     return this.mapper.owner(updated!);
   }
 
@@ -303,9 +311,19 @@ export class LibrariesService {
     return { photo_key: keys.main, thumbnail_key: keys.thumbnail };
   }
 
-  /** Deletes the files of a photo an edit replaced, unless a community photo still uses them (a promoted primary). */
+  /**
+   * After a commit: deletes the files of a photo an edit replaced, unless a community photo still uses them (a
+   * promoted primary). Never fails the request that committed: files it cannot judge now are left to the sweep.
+   */
   async discardReplacedPhoto(photo: PendingPhoto): Promise<void> {
-    if (await this.libraries.isCommunityPhotoKey(photo.photo_key)) return;
+    try {
+      if (await this.libraries.isCommunityPhotoKey(photo.photo_key)) return;
+    } catch (error) {
+      this.logger.warn(
+        `left replaced photo ${photo.photo_key} to the sweep: ${(error as Error).message}`,
+      );
+      return;
+    }
     await this.discardPhoto(photo);
   }
 

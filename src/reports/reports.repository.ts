@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { runTransaction } from '../database/transaction.js';
 import type { LibraryRefColumns } from '../libraries/library.row.js';
 import type { ReportReason } from './dto/create-report.dto.js';
 
@@ -15,6 +16,7 @@ export interface MyReportRow extends LibraryRefColumns {
 export class ReportsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
+  /** In an explicit transaction, so a connection lost during COMMIT is known as such (see runTransaction). */
   async insert(values: {
     libraryId: number;
     userId: number;
@@ -23,17 +25,19 @@ export class ReportsRepository {
     photoKey: string | null;
     thumbnailKey: string | null;
   }): Promise<{ id: number; reason: string; created_at: Date }> {
-    const rows = await this.dataSource.query<{ id: number; reason: string; created_at: Date }[]>(
-      `INSERT INTO reports (library_id, created_by, reason, details, photo_key, thumbnail_key)
+    const rows = await runTransaction(this.dataSource, (manager) =>
+      manager.query<{ id: number; reason: string; created_at: Date }[]>(
+        `INSERT INTO reports (library_id, created_by, reason, details, photo_key, thumbnail_key)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, reason, created_at`,
-      [
-        values.libraryId,
-        values.userId,
-        values.reason,
-        values.details,
-        values.photoKey,
-        values.thumbnailKey,
-      ],
+        [
+          values.libraryId,
+          values.userId,
+          values.reason,
+          values.details,
+          values.photoKey,
+          values.thumbnailKey,
+        ],
+      ),
     );
     return rows[0];
   }

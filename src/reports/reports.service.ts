@@ -27,20 +27,17 @@ export class ReportsService {
     const library = await this.libraries.findBySlug(slug, null);
     if (!library || library.status !== 'approved') throw ApiError.notFound();
     const photo = file ? await this.librariesService.storePhoto(file, 'reports') : null;
-    try {
-      const row = await this.reports.insert({
+    const row = await this.librariesService.withPhotoFiles(photo, () =>
+      this.reports.insert({
         libraryId: library.id,
         userId: user.id,
         reason: dto.reason,
         details: dto.details ?? '',
         photoKey: photo?.photo_key ?? null,
         thumbnailKey: photo?.thumbnail_key ?? null,
-      });
-      return { id: row.id, reason: row.reason, created_at: new Date(row.created_at).toISOString() };
-    } catch (error) {
-      if (photo) await this.librariesService.discardPhoto(photo);
-      throw error;
-    }
+      }),
+    );
+    return { id: row.id, reason: row.reason, created_at: new Date(row.created_at).toISOString() };
   }
 
   mine(user: AuthUser, query: PaginationQueryDto): Promise<Page<MyReportResponse>> {

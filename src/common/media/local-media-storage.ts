@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, opendir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { MediaStorage, assertSafeKey } from './media-storage.js';
+import { MediaStorage, assertSafeKey, type StoredMedia } from './media-storage.js';
 
 /** Media on local disk under MEDIA_ROOT. Writes go to a temporary file first, so a reader never sees half a file. */
 export class LocalMediaStorage extends MediaStorage {
@@ -36,5 +36,27 @@ export class LocalMediaStorage extends MediaStorage {
 
   async read(key: string): Promise<Buffer> {
     return readFile(this.path(key));
+  }
+
+  /** Walks the tree depth-first with a directory handle at a time, so a large tree is never held in memory. */
+  async *list(): AsyncIterable<StoredMedia> {
+    const pending = [''];
+    while (pending.length) {
+      const prefix = pending.pop()!;
+      let directory;
+      try {
+        directory = await opendir(join(this.root, prefix));
+      } catch {
+        continue; // removed meanwhile
+      }
+      for await (const entry of directory) {
+        const key = prefix ? `${prefix}/${entry.name}` : entry.name;
+        if (entry.isDirectory()) pending.push(key);
+        else if (entry.isFile()) {
+          const info = await stat(join(this.root, key)).catch(() => null);
+          if (info) yield { key, modifiedAt: info.mtime };
+        }
+      }
+    }
   }
 }

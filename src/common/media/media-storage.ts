@@ -1,7 +1,16 @@
+/** One stored object, as `list` yields it. */
+export interface StoredMedia {
+  key: string;
+  /** When it was last written (the storage's own clock). */
+  modifiedAt: Date;
+}
+
 /** Where uploaded media lives. Keys are relative paths such as `libraries/ab/abcd.jpg`. */
 export abstract class MediaStorage {
   abstract put(key: string, data: Buffer, contentType: string): Promise<void>;
   abstract delete(key: string): Promise<void>;
+  /** Every stored object (in no particular order), partial writes included; for the orphan sweep. */
+  abstract list(): AsyncIterable<StoredMedia>;
   abstract exists(key: string): Promise<boolean>;
   abstract read(key: string): Promise<Buffer>;
 

@@ -56,7 +56,10 @@ export class RedisBreaker {
   }
 
   /** Runs `operation` on Redis, or `fallback` when Redis is off, open, failing or slow. */
-  async run<T>(operation: (redis: Redis) => Promise<T>, fallback: () => Promise<T> | T): Promise<T> {
+  async run<T>(
+    operation: (redis: Redis) => Promise<T>,
+    fallback: () => Promise<T> | T,
+  ): Promise<T> {
     if (!this.breaker || !this.redis) return fallback();
     let result: T;
     try {

@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+/** pg_advisory_lock key of the orphan sweep: one instance sweeps at a time. */
+const SWEEP_LOCK_KEY = 0x6d656469; // "medi"
+
+/** Every column that can hold a media key, each read through its own index (migration 1764400000000). */
+const REFERENCED_KEYS_SQL = `
+  SELECT photo_key AS key FROM libraries WHERE photo_key = ANY($1::text[])
+  UNION SELECT thumbnail_key FROM libraries WHERE thumbnail_key = ANY($1::text[])
+  UNION SELECT pending_photo->>'photo_key' FROM libraries
+    WHERE pending_photo IS NOT NULL AND pending_photo->>'photo_key' = ANY($1::text[])
+  UNION SELECT pending_photo->>'thumbnail_key' FROM libraries
+    WHERE pending_photo IS NOT NULL AND pending_photo->>'thumbnail_key' = ANY($1::text[])
+  UNION SELECT photo_key FROM library_photos WHERE photo_key = ANY($1::text[])
+  UNION SELECT thumbnail_key FROM library_photos WHERE thumbnail_key = ANY($1::text[])
+  UNION SELECT photo_key FROM reports WHERE photo_key = ANY($1::text[])
+  UNION SELECT thumbnail_key FROM reports WHERE thumbnail_key = ANY($1::text[])`;
+
+@Injectable()
+export class MediaReferencesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The subset of `keys` some row references (a library, its staged edit, a community photo, a report). */
+  async findReferenced(keys: string[]): Promise<Set<string>> {
+    if (!keys.length) return new Set();
+    const rows = await this.dataSource.query<{ key: string }[]>(REFERENCED_KEYS_SQL, [keys]);
+    return new Set(rows.map((row) => row.key));
+  }
+
+  /**
+   * Runs `work` holding the sweep's session advisory lock on a connection of its own; null, without running it,
+   * when another instance holds the lock.
+   */
+  async withSweepLock<T>(work: () => Promise<T>): Promise<T | null> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [
+        SWEEP_LOCK_KEY,
+      ])) as { locked: boolean }[];
+      if (!locked) return null;
+      try {
+        return await work();
+      } finally {
+        await runner
+          .query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK_KEY])
+          .catch(() => undefined);
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+}

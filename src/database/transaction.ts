@@ -1,0 +1,55 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { isDatabaseUnavailable } from './database-unavailable.js';
+
+const OUTCOME_UNKNOWN = Symbol('commitOutcomeUnknown');
+
+/**
+ * True when `error` ended a `runTransaction` while its COMMIT was under way and the connection failed: the
+ * transaction may or may not have committed. Files written for it must then be kept (the orphan sweep decides
+ * later); after any other failure nothing was committed and they may go.
+ */
+export function commitOutcomeUnknown(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && OUTCOME_UNKNOWN in error;
+}
+
+/**
+ * `dataSource.transaction`, but telling apart a failure before COMMIT (nothing committed) from a lost connection
+ * during COMMIT (outcome unknown, see commitOutcomeUnknown). The error is rethrown unchanged, marked.
+ */
+export async function runTransaction<T>(
+  dataSource: DataSource,
+  work: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
+  const runner = dataSource.createQueryRunner();
+  let committing = false;
+  try {
+    await runner.connect();
+    await runner.startTransaction();
+    const result = await work(runner.manager);
+    committing = true;
+    await runner.commitTransaction();
+    return result;
+  } catch (error) {
+    if (committing && isDatabaseUnavailable(error) && typeof error === 'object' && error) {
+      Object.defineProperty(error, OUTCOME_UNKNOWN, { value: true });
+    } else if (runner.isTransactionActive) {
+      await runner.rollbackTransaction().catch(() => undefined);
+    }
+    throw error;
+  } finally {
+    await runner.release().catch(() => undefined);
+  }
+}
+
+/**
+ * A read right after a commit: one retry on a fresh connection when the first attempt lost its connection, so a
+ * database blip between COMMIT and the read does not turn a saved submission into an error.
+ */
+export async function readAfterCommit<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error;
+    return read();
+  }
+}
