@@ -6,12 +6,36 @@ import type { Logger } from 'pino';
 import { CONSOLE_PATHS } from './admin/admin.module.js';
 import { serveConsoleAssets } from './admin/console-assets.js';
 import { PINO, PinoNestLogger, requestLogger } from './common/logging/logging.module.js';
+import { answerClientErrors } from './common/http/client-error.js';
 import { deferredBodyParsers } from './common/http/deferred-body-parser.js';
 import { serveMedia } from './common/media/serve-media.js';
 import { buildOpenApiDocument } from './common/openapi/openapi.js';
 import type { AppConfig } from './config/app-config.js';
 
 export const API_PREFIX = 'api/v1';
+
+/**
+ * The Swagger UI page loads its scripts, styles and images from our own origin only; it may not be framed. Its
+ * HTML carries inline <style> blocks and style attributes (no inline script), hence 'unsafe-inline' for styles.
+ */
+export const SWAGGER_UI_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function swaggerUiHeaders(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Content-Security-Policy', SWAGGER_UI_CSP);
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  next();
+}
 
 /** Options every NestFactory.create of this app uses: body parsing is ours (see deferred-body-parser.ts). */
 export const NEST_APP_OPTIONS = { bodyParser: false } as const;
@@ -40,12 +64,14 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   });
   serveMedia(app, config.mediaRoot);
   serveConsoleAssets(app);
+  app.use(`/${API_PREFIX}/docs`, swaggerUiHeaders);
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
     raw: ['json'],
   });
   await app.init();
+  answerClientErrors(app.getHttpServer());
   // Nest answers unknown paths under the API prefix itself; everything else (e.g. /media misses) lands here.
   app.use((_req: Request, res: Response) => {
     res

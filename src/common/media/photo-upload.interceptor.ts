@@ -15,6 +15,8 @@ import type { Request, Response } from 'express';
 import multer from 'multer';
 import { catchError, finalize, mergeMap, type Observable } from 'rxjs';
 import { ApiError, RequestValidationError } from '../errors/api-error.js';
+import { inspectBody } from '../http/input-text.js';
+import { FORM_BODY } from '../validation/validation.pipe.js';
 
 export interface PhotoUploadOptions {
   /** The multipart field holding the file. */
@@ -79,7 +81,12 @@ export function PhotoUpload(options: PhotoUploadOptions): Type<NestInterceptor> 
         );
       });
       const path = request.file?.path;
-      if (!path) return next.handle();
+      // Busboy decodes a field that is not UTF-8 with U+FFFD in place of its bytes: refused like NUL bytes.
+      const badFields = inspectBody(request.body, FORM_BODY, true);
+      if (!path) {
+        if (badFields.items.length) throw new RequestValidationError(badFields.items);
+        return next.handle();
+      }
       let removal: Promise<void> | undefined;
       const remove = () =>
         (removal ??= rm(path, { force: true }).catch((error: Error) =>
@@ -89,6 +96,7 @@ export function PhotoUpload(options: PhotoUploadOptions): Type<NestInterceptor> 
       // also cover a request that ends without the handler's observable ever emitting.
       response.once('close', () => void remove());
       try {
+        if (badFields.items.length) throw new RequestValidationError(badFields.items);
         return next.handle().pipe(
           mergeMap(async (value: unknown) => {
             await remove();
