@@ -49,17 +49,23 @@ function inspectParsed(req: WithBodyError): unknown {
 }
 
 /**
- * Paths and query strings, checked before routing decodes them: a path with a NUL or non-UTF-8 bytes names nothing
- * (404), a query parameter holding them is a 422 under `query`. Recorded like a body error, answered by
- * BodyParseErrorGuard after the rate limit counted the request and before anything reads the database.
+ * Paths and query strings, checked before routing decodes them. A path with a NUL or non-UTF-8 bytes names nothing:
+ * 404 at once (routing would fail to decode it, or hand the NUL to a query). A query parameter holding them is a
+ * 422 under `query`, recorded like a body error and answered by BodyParseErrorGuard after the rate limit counted
+ * the request and before anything reads the database.
  */
-export function rejectBadRequestTarget(req: Request, _res: Response, next: NextFunction): void {
+export function rejectBadRequestTarget(req: Request, res: Response, next: NextFunction): void {
   const target = req.originalUrl ?? req.url;
   const queryAt = target.indexOf('?');
   const path = queryAt < 0 ? target : target.slice(0, queryAt);
   if (path.includes('\0') || path.split('/').some(badEncodedComponent)) {
-    (req as WithBodyError).bodyParseError = ApiError.notFound();
-  } else if (queryAt >= 0) {
+    res
+      .status(404)
+      .setHeader('Cache-Control', 'private, no-store')
+      .json({ message: 'Not found.', details: null });
+    return;
+  }
+  if (queryAt >= 0) {
     const items = badEncodedPairs(target.slice(queryAt + 1), 'query');
     if (items.length) (req as WithBodyError).bodyParseError = new RequestValidationError(items);
   }
