@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations/index.js';
 import { ENTITIES } from './entities.js';
@@ -16,6 +17,19 @@ export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
   idleInTransactionTimeoutSeconds: 0,
   poolWaitSeconds: 10,
 };
+
+/**
+ * node-postgres emits 'error' on a client whose connection dies (server restart, pg_terminate_backend) and nobody
+ * listens while the client is checked out between two queries: an unhandled 'error' event would end the process.
+ * Every client of the pool therefore listens for good; the failure still reaches the query that was running and
+ * makes the client unusable for the next one (which fails and is answered 503).
+ */
+class ListeningClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
 
 export function buildDataSourceOptions(
   url: string,
@@ -38,6 +52,7 @@ export function buildDataSourceOptions(
       statement_timeout: timeouts.statementTimeoutSeconds * 1000,
       idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutSeconds * 1000,
       keepAlive: true,
+      Client: ListeningClient,
     },
   };
 }

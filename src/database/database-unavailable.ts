@@ -37,7 +37,14 @@ const UNAVAILABLE_ERRNOS = new Set([
 const UNAVAILABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is not established|Query read timeout|the database system is (shutting down|starting up|in recovery mode)|terminating connection/i;
 
+/** TypeORM's query runner whose connection failed (and was released) while a transaction still used it. */
+const UNAVAILABLE_NAMES = new Set([
+  'QueryRunnerProviderAlreadyReleasedError',
+  'ConnectionIsNotSetError',
+]);
+
 interface DriverErrorLike {
+  name?: unknown;
   code?: unknown;
   message?: unknown;
   driverError?: unknown;
@@ -51,6 +58,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const candidate = current as DriverErrorLike;
     const code = typeof candidate.code === 'string' ? candidate.code : '';
     if (UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_ERRNOS.has(code)) return true;
+    if (typeof candidate.name === 'string' && UNAVAILABLE_NAMES.has(candidate.name)) return true;
     if (typeof candidate.message === 'string' && UNAVAILABLE_MESSAGES.test(candidate.message))
       return true;
     current = candidate.driverError;

@@ -63,7 +63,11 @@ describe('Redis faults (issue 14)', () => {
     base.b = await listen(b);
     // Warm-up (first compilations, pool connections), so the baseline measures the steady state.
     for (const path of ['/api/v1/libraries/', '/api/v1/statistics/', '/api/v1/libraries/latest']) {
-      await Promise.all(Array.from({ length: CONCURRENCY }, () => fetch(`${base.a}${path}`)));
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, () =>
+          fetch(`${base.a}${path}`).then((res) => res.arrayBuffer()),
+        ),
+      );
     }
   });
 

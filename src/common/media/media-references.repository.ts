@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 /** pg_advisory_lock key of the orphan sweep: one instance sweeps at a time. */
-const SWEEP_LOCK_KEY = 0x6d656469; // "medi"
+export const SWEEP_LOCK_KEY = 0x6d656469; // "medi"
 
 /** Every column that can hold a media key, each read through its own index (migration 1764400000000). */
 const REFERENCED_KEYS_SQL = `

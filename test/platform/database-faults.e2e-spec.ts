@@ -1,0 +1,334 @@
+/**
+ * Issue 14, items 2–3, on this file's own database (the shared server is never touched): the app's connections are
+ * terminated (pg_terminate_backend) in the middle of submissions, also right after a COMMIT (a trigger NOTIFYs at
+ * commit and the test kills every app connection the moment it hears it), and a held lock trips
+ * statement_timeout and the bounded pool wait. Afterwards every row's photo files exist, no file is left
+ * unreferenced once the sweep has run, and every failure was the 503 envelope with Retry-After.
+ */
+import { existsSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import request from 'supertest';
+import { SWEEP_LOCK_KEY } from '../../src/common/media/media-references.repository.js';
+import { OrphanMediaSweep } from '../../src/common/media/orphan-media-sweep.js';
+import { MediaStorage } from '../../src/common/media/media-storage.js';
+import { registerUser, type RegisteredUser } from '../support/auth.js';
+import { createTestApp, describeWithDatabaseServer, type TestApp } from '../support/app.js';
+import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import {
+  defaultPhoto,
+  insertLibrary,
+  mediaFiles,
+  submissionFields,
+  submitLibrary,
+} from '../support/libraries.js';
+import { postPhoto } from '../support/community.js';
+
+const UNAVAILABLE = {
+  message: 'Service temporarily unavailable.',
+  details: { retry_after: 5 },
+};
+
+/** Ends every session of the app on this database (not ours, nor `spare`). Answers how many it ended. */
+async function terminateAppConnections(admin: pg.Client, spare: number[] = []): Promise<number> {
+  const { rows } = await admin.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (
+       SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid() AND pid <> ALL($1::int[])
+         AND backend_type = 'client backend'
+     ) ended`,
+    [spare],
+  );
+  return rows[0].n;
+}
+
+/** Every media key a row references. */
+async function referencedKeys(url: string): Promise<string[]> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ key: string }>(
+      `SELECT k AS key FROM (
+         SELECT unnest(ARRAY[photo_key, thumbnail_key, pending_photo->>'photo_key', pending_photo->>'thumbnail_key']) k
+         FROM libraries
+         UNION ALL SELECT unnest(ARRAY[photo_key, thumbnail_key]) FROM library_photos
+         UNION ALL SELECT unnest(ARRAY[photo_key, thumbnail_key]) FROM reports
+       ) keys WHERE k IS NOT NULL`,
+    );
+    return rows.map((row) => row.key);
+  });
+}
+
+describeWithDatabaseServer('database faults (issue 14)', () => {
+  let db: TestDatabase;
+  let t: TestApp;
+  let admin: pg.Client;
+  let users: RegisteredUser[];
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    t = await createTestApp({
+      databaseUrl: db.url,
+      env: {
+        RATE_LIMIT_ENABLED: 'false',
+        DATABASE_STATEMENT_TIMEOUT_SECONDS: '1',
+        DATABASE_POOL_WAIT_SECONDS: '1',
+        DATABASE_POOL_SIZE: '4',
+      },
+      logDestination: { write: (line: string) => void logs.push(line) },
+    });
+    users = [];
+    for (let i = 0; i < 6; i += 1) users.push(await registerUser(t.http));
+    admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+  });
+
+  beforeEach(() => {
+    logs.splice(0);
+  });
+
+  afterAll(async () => {
+    await admin?.end();
+    await t?.close();
+    await db?.drop();
+  });
+
+  /** After a fault: files of every row exist, and a sweep (no grace) leaves no unreferenced file. */
+  async function expectMediaConsistent(): Promise<void> {
+    const referenced = await referencedKeys(db.url);
+    for (const key of referenced) expect(existsSync(join(t.config.mediaRoot, key))).toBe(true);
+    await t.app.get(OrphanMediaSweep).sweep(0);
+    expect(mediaFiles(t.config.mediaRoot)).toEqual([...new Set(referenced)].sort());
+  }
+
+  /** Each outcome is one of `allowed`; the app's error log lines explain any other. */
+  function expectOnly(outcomes: request.Response[], allowed: number[]): void {
+    const unexpected = outcomes.filter((res) => !allowed.includes(res.status));
+    const errors = logs.filter((line) => line.includes('"level":50'));
+    expect({ unexpected: unexpected.map((res) => res.status), errors }).toEqual({
+      unexpected: [],
+      errors: [],
+    });
+    for (const res of outcomes) if (res.status === 503) expectUnavailable(res);
+  }
+
+  function expectUnavailable(res: request.Response): void {
+    expect(res.body).toEqual(UNAVAILABLE);
+    expect(res.headers['retry-after']).toBe('5');
+  }
+
+  it('connections terminated during 6 concurrent submitters: 201 or 503 only, every row has its files', async () => {
+    const outcomes: request.Response[] = [];
+    let stop = false;
+    const killer = (async () => {
+      let kills = 0;
+      while (!stop) {
+        await terminateAppConnections(admin);
+        kills += 1;
+        await new Promise((resolve) => setTimeout(resolve, 40));
+      }
+      return kills;
+    })();
+    await Promise.all(
+      users.map(async (user, index) => {
+        for (let i = 0; i < 5; i += 1) {
+          outcomes.push(
+            await submitLibrary(
+              t.http,
+              user.access,
+              submissionFields({ name: `Fault ${index}-${i}` }),
+            ),
+          );
+        }
+      }),
+    );
+    stop = true;
+    expect(await killer).toBeGreaterThan(0);
+    expectOnly(outcomes, [201, 503]);
+    // Every 201 names a stored library.
+    const created = outcomes
+      .filter((res) => res.status === 201)
+      .map((res) => res.body.slug as string);
+    const { rows } = await admin.query<{ slug: string }>('SELECT slug FROM libraries');
+    const stored = new Set(rows.map((row) => row.slug));
+    for (const slug of created) expect(stored.has(slug)).toBe(true);
+    await expectMediaConsistent();
+  });
+
+  it('connections terminated right after COMMIT: the submission still answers 201 with its files', async () => {
+    await admin.query(`
+      CREATE FUNCTION notify_library_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN PERFORM pg_notify('library_committed', NEW.id::text); RETURN NEW; END $$;
+      CREATE TRIGGER library_committed AFTER INSERT ON libraries
+        FOR EACH ROW EXECUTE FUNCTION notify_library_insert();
+    `);
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    let terminations = 0;
+    // NOTIFY is delivered when the inserting transaction commits: end the app's sessions that very moment,
+    // before it reads the row back.
+    listener.on('notification', () => {
+      void terminateAppConnections(admin, [pid]).then((n) => (terminations += n));
+    });
+    await listener.query('LISTEN library_committed');
+    const [{ pid }] = (await listener.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))
+      .rows;
+    try {
+      const outcomes: request.Response[] = [];
+      for (let i = 0; i < 6; i += 1) {
+        outcomes.push(
+          await submitLibrary(
+            t.http,
+            users[i].access,
+            submissionFields({ name: `After commit ${i}` }),
+          ),
+        );
+      }
+      expect(terminations).toBeGreaterThan(0);
+      expectOnly(outcomes, [201, 503]);
+      // The read after COMMIT retries on a fresh connection: the saved submissions answer 201.
+      expect(outcomes.filter((res) => res.status === 201).length).toBeGreaterThan(0);
+      await expectMediaConsistent();
+    } finally {
+      await listener.end();
+      await admin.query(
+        `DROP TRIGGER library_committed ON libraries; DROP FUNCTION notify_library_insert()`,
+      );
+    }
+  });
+
+  it('a held lock trips statement_timeout: 503 envelope, the photo files removed (nothing committed)', async () => {
+    const before = mediaFiles(t.config.mediaRoot);
+    const blocker = new pg.Client({ connectionString: db.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE libraries IN ACCESS EXCLUSIVE MODE');
+      const started = Date.now();
+      const submission = await submitLibrary(t.http, users[0].access);
+      expect(submission.status).toBe(503);
+      expectUnavailable(submission);
+      const list = await request(t.http).get('/api/v1/libraries/');
+      expect(list.status).toBe(503);
+      expectUnavailable(list);
+      expect(Date.now() - started).toBeLessThan(8_000);
+    } finally {
+      await blocker.query('ROLLBACK');
+      await blocker.end();
+    }
+    expect(mediaFiles(t.config.mediaRoot)).toEqual(before);
+    await expectMediaConsistent();
+  });
+
+  it('every pool connection busy: the next request waits DATABASE_POOL_WAIT_SECONDS, then 503', async () => {
+    const blocker = new pg.Client({ connectionString: db.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE libraries IN ACCESS EXCLUSIVE MODE');
+      // Four list requests hold the four pool connections (each waits on the lock until statement_timeout).
+      const holders = Array.from({ length: 4 }, () => request(t.http).get('/api/v1/libraries/'));
+      const pending = Promise.all(holders.map((req) => req.then((res) => res)));
+      const started = Date.now();
+      const waiting = await request(t.http).get('/api/v1/libraries/countries');
+      expect(waiting.status).toBe(503);
+      expectUnavailable(waiting);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      for (const res of await pending) expect(res.status).toBe(503);
+    } finally {
+      await blocker.query('ROLLBACK');
+      await blocker.end();
+    }
+    expect((await request(t.http).get('/api/v1/libraries/')).status).toBe(200);
+  });
+
+  it('community photos and reports keep their files through terminated connections', async () => {
+    const { slug } = await insertLibrary(db.url, { status: 'approved' });
+    let stop = false;
+    const killer = (async () => {
+      while (!stop) {
+        await terminateAppConnections(admin);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+    })();
+    const outcomes: request.Response[] = [];
+    const photo = await defaultPhoto();
+    await Promise.all(
+      users.slice(0, 4).map(async (user) => {
+        for (let i = 0; i < 3; i += 1) {
+          outcomes.push(await postPhoto(t.http, user.access, slug, { caption: `c${i}` }));
+          outcomes.push(
+            await request(t.http)
+              .post(`/api/v1/libraries/${slug}/report`)
+              .set('Authorization', `Bearer ${user.access}`)
+              .field('reason', 'other')
+              .attach('photo', photo, { filename: 'p.jpg', contentType: 'image/jpeg' }),
+          );
+        }
+      }),
+    );
+    stop = true;
+    await killer;
+    expectOnly(outcomes, [201, 400, 503]);
+    await expectMediaConsistent();
+  });
+});
+
+describeWithDatabaseServer('orphan media sweep (issue 14)', () => {
+  let db: TestDatabase;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    t = await createTestApp({ databaseUrl: db.url, env: { MEDIA_SWEEP_GRACE_HOURS: '2' } });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+  });
+
+  it('removes only files that are unreferenced and older than the grace period; one sweeper at a time', async () => {
+    const media = t.app.get(MediaStorage);
+    const sweep = t.app.get(OrphanMediaSweep);
+    const jpeg = await defaultPhoto();
+    const keys = {
+      referenced: 'libraries/aa/referenced.jpg',
+      staged: 'libraries/aa/staged.jpg',
+      orphan: 'libraries/bb/orphan.jpg',
+      young: 'libraries/bb/young.jpg',
+      partial: 'libraries/bb/orphan.jpg.1f0e.tmp',
+    };
+    for (const key of Object.values(keys)) await media.put(key, jpeg, 'image/jpeg');
+    await insertLibrary(db.url, {
+      photo_key: keys.referenced,
+      thumbnail_key: keys.referenced,
+    });
+    await withClient(db.url, (client) =>
+      client.query(`UPDATE libraries SET pending_photo = $1 WHERE photo_key = $2`, [
+        JSON.stringify({ photo_key: keys.staged, thumbnail_key: keys.staged }),
+        keys.referenced,
+      ]),
+    );
+    const threeHoursAgo = new Date(Date.now() - 3 * 3_600_000);
+    for (const key of [keys.referenced, keys.staged, keys.orphan, keys.partial]) {
+      utimesSync(join(t.config.mediaRoot, key), threeHoursAgo, threeHoursAgo);
+    }
+
+    // Another instance sweeping (holding the advisory lock): this one skips.
+    const other = new pg.Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      await other.query('SELECT pg_advisory_lock($1)', [SWEEP_LOCK_KEY]);
+      expect(await sweep.sweep()).toBeNull();
+    } finally {
+      await other.end();
+    }
+
+    const result = await sweep.sweep();
+    expect(result?.removed.sort()).toEqual([keys.orphan, keys.partial].sort());
+    expect(result?.checked).toBe(4);
+    expect(mediaFiles(t.config.mediaRoot)).toEqual(
+      [keys.referenced, keys.staged, keys.young].sort(),
+    );
+  });
+});
