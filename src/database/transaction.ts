@@ -1,7 +1,12 @@
+import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import { isDatabaseUnavailable } from './database-unavailable.js';
 
 const OUTCOME_UNKNOWN = Symbol('commitOutcomeUnknown');
+const logger = new Logger('Database');
+
+/** Attempts of a read right after a commit: a blip can leave several pooled connections dead at once. */
+const READ_AFTER_COMMIT_ATTEMPTS = 3;
 
 /**
  * True when `error` ended a `runTransaction` while its COMMIT was under way and the connection failed: the
@@ -30,8 +35,12 @@ export async function runTransaction<T>(
     await runner.commitTransaction();
     return result;
   } catch (error) {
-    if (committing && isDatabaseUnavailable(error) && typeof error === 'object' && error) {
+    // A runner released by its connection's failure before COMMIT was sent did not commit.
+    const commitSent =
+      committing && (error as Error | null)?.name !== 'QueryRunnerAlreadyReleasedError';
+    if (commitSent && isDatabaseUnavailable(error) && typeof error === 'object' && error) {
       Object.defineProperty(error, OUTCOME_UNKNOWN, { value: true });
+      logger.warn(`connection lost during COMMIT: outcome unknown, files kept for the sweep`);
     } else if (runner.isTransactionActive) {
       await runner.rollbackTransaction().catch(() => undefined);
     }
@@ -42,14 +51,17 @@ export async function runTransaction<T>(
 }
 
 /**
- * A read right after a commit: one retry on a fresh connection when the first attempt lost its connection, so a
- * database blip between COMMIT and the read does not turn a saved submission into an error.
+ * A read right after a commit, tried again on another connection when the attempt lost its connection, so a
+ * database blip between COMMIT and the read does not turn a saved submission into an error (and a duplicate when
+ * the client retries).
  */
 export async function readAfterCommit<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (!isDatabaseUnavailable(error)) throw error;
-    return read();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= READ_AFTER_COMMIT_ATTEMPTS || !isDatabaseUnavailable(error)) throw error;
+      logger.warn(`read after commit lost its connection (attempt ${attempt}), trying again`);
+    }
   }
 }

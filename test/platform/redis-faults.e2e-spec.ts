@@ -31,6 +31,8 @@ describe('Redis faults (issue 14)', () => {
   let b: TestApp;
   const base: Record<'a' | 'b', string> = { a: '', b: '' };
   const figures: Record<string, LoadReport> = {};
+  const logs: string[] = [];
+  const redisLog = (text: string) => logs.filter((line) => line.includes(text)).length;
 
   async function listen(t: TestApp): Promise<string> {
     const server = t.app.getHttpServer();
@@ -57,8 +59,19 @@ describe('Redis faults (issue 14)', () => {
       RATE_LIMIT_READ: '1000000',
       RATE_LIMIT_LOGIN: String(LOGIN_LIMIT),
     };
-    a = await createTestApp({ databaseUrl: db.url, env, clock });
-    b = await createTestApp({ databaseUrl: db.url, env, clock });
+    a = await createTestApp({
+      databaseUrl: db.url,
+      env,
+      clock,
+      logDestination: { write: (line: string) => void logs.push(line) },
+    });
+    // Nest's static logger is one per process: both instances log to the one given last, so both get the same.
+    b = await createTestApp({
+      databaseUrl: db.url,
+      env,
+      clock,
+      logDestination: { write: (line: string) => void logs.push(line) },
+    });
     base.a = await listen(a);
     base.b = await listen(b);
     // Warm-up (first compilations, pool connections), so the baseline measures the steady state.
@@ -194,5 +207,10 @@ describe('Redis faults (issue 14)', () => {
     await redis.restart();
     await untilRecovered();
     await expectSharedLimit();
+  });
+
+  it('logged once per transition, not per request: two outages × two instances, one warning and one recovery each', () => {
+    expect(redisLog('Redis is unreachable or slow')).toBe(4);
+    expect(redisLog('Redis answers again')).toBe(4);
   });
 });
