@@ -54,3 +54,12 @@ export class RateLimitedResponse {
   @ApiProperty({ type: RetryAfterDetails })
   details: RetryAfterDetails;
 }
+
+/** 503: the database is down, restarting or too slow; `details.retry_after` repeats the Retry-After header. */
+export class ServiceUnavailableResponse {
+  @ApiProperty({ example: 'Service temporarily unavailable.' })
+  message: string;
+
+  @ApiProperty({ type: RetryAfterDetails })
+  details: RetryAfterDetails;
+}

@@ -7,6 +7,7 @@ import { IS_PUBLIC_KEY } from '../auth/public.decorator.js';
 import {
   ErrorResponse,
   RateLimitedResponse,
+  ServiceUnavailableResponse,
   ValidationErrorResponse,
 } from '../errors/error.response.js';
 import { RATE_LIMIT_KEY } from '../rate-limit/rate-limit.decorator.js';
@@ -86,7 +87,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
     .build();
   const document = SwaggerModule.createDocument(app, config, {
-    extraModels: [ErrorResponse, ValidationErrorResponse, RateLimitedResponse],
+    extraModels: [
+      ErrorResponse,
+      ValidationErrorResponse,
+      RateLimitedResponse,
+      ServiceUnavailableResponse,
+    ],
   });
   const facts = routeFacts(app);
   for (const pathItem of Object.values(document.paths)) {
@@ -107,7 +113,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       }
       if (route?.rateLimited)
         add('429', 'Rate limit exceeded; details.retry_after in seconds.', RateLimitedResponse);
+      // A JSON body nested deeper than 32 levels (or otherwise unparsable): refused before validation.
+      if (operation.requestBody) add('400', 'Cannot parse request body.', ErrorResponse);
+      // A path parameter holding a NUL byte or invalid UTF-8 names nothing.
+      if (operation.parameters?.some((p) => (p as { in?: string }).in === 'path'))
+        add('404', 'Not found.', ErrorResponse);
       add('500', 'Unexpected error.', ErrorResponse);
+      operation.responses['503'] ??= {
+        description:
+          'The database is unavailable (down, restarting or too slow); repeat after Retry-After seconds.',
+        headers: {
+          'Retry-After': {
+            description: 'Seconds to wait.',
+            schema: { type: 'integer', minimum: 1 },
+          },
+        },
+        ...ref(ServiceUnavailableResponse),
+      };
     }
   }
   return document;
