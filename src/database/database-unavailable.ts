@@ -40,6 +40,7 @@ const UNAVAILABLE_MESSAGES =
 /** TypeORM's query runner whose connection failed (and was released) while a transaction still used it. */
 const UNAVAILABLE_NAMES = new Set([
   'QueryRunnerProviderAlreadyReleasedError',
+  'QueryRunnerAlreadyReleasedError',
   'ConnectionIsNotSetError',
 ]);
 
