@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 
 /** pg_advisory_lock key of the orphan sweep: one instance sweeps at a time. */
 export const SWEEP_LOCK_KEY = 0x6d656469; // "medi"
@@ -22,18 +22,15 @@ const REFERENCED_KEYS_SQL = `
 export class MediaReferencesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The subset of `keys` some row references (a library, its staged edit, a community photo, a report). */
-  async findReferenced(keys: string[]): Promise<Set<string>> {
-    if (!keys.length) return new Set();
-    const rows = await this.dataSource.query<{ key: string }[]>(REFERENCED_KEYS_SQL, [keys]);
-    return new Set(rows.map((row) => row.key));
-  }
-
   /**
-   * Runs `work` holding the sweep's session advisory lock on a connection of its own; null, without running it,
-   * when another instance holds the lock.
+   * Runs `work` holding the sweep's session advisory lock on one connection, which `work`'s lookups share (so the
+   * sweep needs one pool connection, also with the embedded database's pool of one); null, without running it,
+   * when another instance holds the lock. `findReferenced` answers the subset of `keys` some row references (a
+   * library, its staged edit, a community photo, a report).
    */
-  async withSweepLock<T>(work: () => Promise<T>): Promise<T | null> {
+  async withSweepLock<T>(
+    work: (findReferenced: (keys: string[]) => Promise<Set<string>>) => Promise<T>,
+  ): Promise<T | null> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
@@ -42,7 +39,7 @@ export class MediaReferencesRepository {
       ])) as { locked: boolean }[];
       if (!locked) return null;
       try {
-        return await work();
+        return await work((keys) => findReferenced(runner, keys));
       } finally {
         await runner
           .query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK_KEY])
@@ -52,4 +49,10 @@ export class MediaReferencesRepository {
       await runner.release();
     }
   }
+}
+
+async function findReferenced(runner: QueryRunner, keys: string[]): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const rows = (await runner.query(REFERENCED_KEYS_SQL, [keys])) as { key: string }[];
+  return new Set(rows.map((row) => row.key));
 }

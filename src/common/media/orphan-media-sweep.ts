@@ -59,11 +59,11 @@ export class OrphanMediaSweep implements OnApplicationBootstrap, OnApplicationSh
     graceMs = this.config.mediaSweep.graceHours * HOUR_MS,
     now = Date.now(),
   ): Promise<SweepResult | null> {
-    return this.references.withSweepLock(async () => {
+    return this.references.withSweepLock(async (findReferenced) => {
       const result: SweepResult = { checked: 0, removed: [] };
       let batch: string[] = [];
       const flush = async () => {
-        const referenced = await this.references.findReferenced(batch);
+        const referenced = await findReferenced(batch);
         for (const key of batch) {
           if (referenced.has(key)) continue;
           try {
