@@ -16,7 +16,10 @@ import { ExportMetadataResponse, ExportUnavailableResponse } from './dto/export.
 import { ExportService } from './export.service.js';
 
 const FILE_HEADERS = {
-  ETag: { description: 'Strong validator: the quoted hex SHA-256 of the body.', schema: { type: 'string' } },
+  ETag: {
+    description: 'Strong validator: the quoted hex SHA-256 of the body.',
+    schema: { type: 'string' },
+  },
   'Last-Modified': { description: 'When this version was generated.', schema: { type: 'string' } },
   'Content-Length': { description: 'Size of the body in bytes.', schema: { type: 'integer' } },
   'Content-Disposition': {
@@ -28,20 +31,23 @@ const FILE_HEADERS = {
 
 const NOT_MODIFIED = {
   status: 304,
-  description: 'Not modified: If-None-Match or If-Modified-Since matches the current version. No body.',
+  description:
+    'Not modified: If-None-Match or If-Modified-Since matches the current version. No body.',
   headers: { ETag: FILE_HEADERS.ETag, 'Last-Modified': FILE_HEADERS['Last-Modified'] },
 };
 
 const UNAVAILABLE = {
   status: 503,
-  description: 'No export has been generated yet; Retry-After (and details.retry_after) in seconds.',
+  description:
+    'No export has been generated yet; Retry-After (and details.retry_after) in seconds.',
   headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
   content: { 'application/json': { schema: { $ref: getSchemaPath(ExportUnavailableResponse) } } },
 };
 
 const FEATURE_COLLECTION = {
   type: 'object',
-  description: 'A GeoJSON (RFC 7946) FeatureCollection of Point features, one per approved library.',
+  description:
+    'A GeoJSON (RFC 7946) FeatureCollection of Point features, one per approved library.',
   required: ['type', 'features'],
   properties: {
     type: { type: 'string', enum: ['FeatureCollection'] },
@@ -84,7 +90,8 @@ export class ExportController {
   @RateLimit('export')
   @PublicCache(300)
   @ApiOperation({
-    summary: 'The current export as gzip-compressed GeoJSON (application/gzip, no Content-Encoding)',
+    summary:
+      'The current export as gzip-compressed GeoJSON (application/gzip, no Content-Encoding)',
   })
   @ApiProduces('application/gzip')
   @ApiResponse({
@@ -103,7 +110,9 @@ export class ExportController {
   @Public()
   @RateLimit('export')
   @PublicCache(300)
-  @ApiOperation({ summary: "The current export's metadata: checksums, licence, field descriptions" })
+  @ApiOperation({
+    summary: "The current export's metadata: checksums, licence, field descriptions",
+  })
   @ApiResponse({
     status: 200,
     description: 'metadata.json of the current version.',

@@ -35,7 +35,8 @@ export const FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
   source: 'Where the record came from, e.g. the name of an import ("" for direct submissions).',
   operator: 'Who operates it ("" when unknown).',
   brand: 'Brand, e.g. "Little Free Library" ("" when none).',
-  external_id: 'Identifier in the source it was imported from, e.g. an OpenStreetMap "node/123" ("" when none).',
+  external_id:
+    'Identifier in the source it was imported from, e.g. an OpenStreetMap "node/123" ("" when none).',
   created_at: 'When it was added to the directory (UTC ISO 8601).',
   updated_at: 'When its record last changed (UTC ISO 8601).',
 };
@@ -123,7 +124,11 @@ export function exportMetadata(input: {
       'GeoJSON (RFC 7946) FeatureCollection of Point features in WGS 84, one per approved library, ' +
       'in id order; the .gz file is the same bytes compressed with gzip.',
     files: {
-      geojson: { name: input.geojson.name, bytes: input.geojson.bytes, sha256: input.geojson.sha256 },
+      geojson: {
+        name: input.geojson.name,
+        bytes: input.geojson.bytes,
+        sha256: input.geojson.sha256,
+      },
       geojson_gz: { name: input.gz.name, bytes: input.gz.bytes, sha256: input.gz.sha256 },
     },
     licence: { ...ODBL, attribution: attribution(input.serviceName) },
@@ -134,5 +139,8 @@ export function exportMetadata(input: {
 
 /** `libraries-20260615T120000Z`: the version's UTC time to the second. */
 export function fileStem(generatedAt: Date): string {
-  return `libraries-${generatedAt.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '')}`;
+  return `libraries-${generatedAt
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '')}`;
 }

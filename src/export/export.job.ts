@@ -7,7 +7,10 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import { ScheduledTasksRepository, type TaskLease } from '../common/jobs/scheduled-tasks.repository.js';
+import {
+  ScheduledTasksRepository,
+  type TaskLease,
+} from '../common/jobs/scheduled-tasks.repository.js';
 import { AppConfig } from '../config/app-config.js';
 import { EXPORT_OPTIONS, EXPORT_TASK, type ExportOptions } from './export.options.js';
 import { ExportService, type ExportProgress, type ExportRunResult } from './export.service.js';
@@ -104,7 +107,12 @@ export class ExportJob implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       const result = await this.exports.generate(keepAlive, onProgress);
       const finished = this.clock.now();
-      await this.tasks.release(lease, new Date(finished), new Date(finished + intervalMs), result.outcome);
+      await this.tasks.release(
+        lease,
+        new Date(finished),
+        new Date(finished + intervalMs),
+        result.outcome,
+      );
       return result;
     } catch (error) {
       const finished = this.clock.now();

@@ -106,7 +106,11 @@ export class ExportRepository {
   }
 
   /** The next `limit` approved libraries after `afterId`, in id order (keyset reads on libraries_approved_id_idx). */
-  approvedAfter(manager: EntityManager, afterId: number, limit: number): Promise<ExportLibraryRow[]> {
+  approvedAfter(
+    manager: EntityManager,
+    afterId: number,
+    limit: number,
+  ): Promise<ExportLibraryRow[]> {
     return manager.query<ExportLibraryRow[]>(
       `SELECT id, slug, name, description, photo_key, thumbnail_key,
               ST_Y(location::geometry) AS lat, ST_X(location::geometry) AS lng,

@@ -115,7 +115,9 @@ export class ExportService {
       const removedVersions = await this.removeOldVersions();
       const version = await this.exports.latestPublished();
       if (!version) throw new Error('the published export version vanished');
-      this.logger.log(`export ${stem}: ${data.recordCount} libraries, ${data.gz.bytes} bytes gzipped`);
+      this.logger.log(
+        `export ${stem}: ${data.recordCount} libraries, ${data.gz.bytes} bytes gzipped`,
+      );
       return { outcome: 'created', version, removedVersions };
     } catch (error) {
       await this.discard(id, keys).catch((cleanup: unknown) =>

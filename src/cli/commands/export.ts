@@ -9,7 +9,8 @@ export const exportCommand: CliCommand = {
   async run(app) {
     const bar = new SingleBar(
       {
-        format: 'Exporting libraries [{bar}] {percentage}% | {value}/{total} | {duration_formatted}',
+        format:
+          'Exporting libraries [{bar}] {percentage}% | {value}/{total} | {duration_formatted}',
         stream: process.stderr,
         // Without a terminal (CI, logs) print a line now and then instead of redrawing.
         noTTYOutput: true,

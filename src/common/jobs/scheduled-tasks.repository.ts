@@ -29,12 +29,7 @@ export class ScheduledTasksRepository {
    * Claims the task when it is due (or whenever `force`, for an on-demand run) and no live lease holds it.
    * Returns false when it is not due or another instance holds it.
    */
-  async claim(
-    lease: TaskLease,
-    now: Date,
-    leaseUntil: Date,
-    force: boolean,
-  ): Promise<boolean> {
+  async claim(lease: TaskLease, now: Date, leaseUntil: Date, force: boolean): Promise<boolean> {
     const [rows] = await this.dataSource.query<[unknown[], number]>(
       `UPDATE scheduled_tasks AS task
           SET locked_until = $3, lease_id = $2, last_started_at = $4
