@@ -75,7 +75,9 @@ describe('loadConfig', () => {
     expect(config.rateLimit.limits.export).toBe(12);
     expect(config.serviceName).toBe('Book Corners');
     expect(config.contributorAgreement).toEqual({ version: '2026-06', required: true });
-    expect(loadConfig({ ...base, EXPORT_INTERVAL: 'off' }).openDataExport.intervalSeconds).toBeNull();
+    expect(
+      loadConfig({ ...base, EXPORT_INTERVAL: 'off' }).openDataExport.intervalSeconds,
+    ).toBeNull();
     expect(() => loadConfig({ ...base, EXPORT_INTERVAL: '30s' })).toThrow(/EXPORT_INTERVAL/);
     expect(() => loadConfig({ ...base, EXPORT_INTERVAL: 'daily' })).toThrow(/EXPORT_INTERVAL/);
     expect(() => loadConfig({ ...base, CONTRIBUTOR_AGREEMENT_REQUIRED: 'true' })).toThrow(

@@ -1,4 +1,4 @@
-import { IsString, Length, Matches } from 'class-validator';
+import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
 
 export const NO_CONTROL_CHARACTERS = /^[^\p{Cc}]*$/u;
@@ -19,4 +19,18 @@ export class RegisterDto {
   /** 8–128 characters, checked against the password policy (400 with the policy's message). */
   @IsString()
   password: string;
+
+  /**
+   * The version of the contributor agreement the client showed (with `contributor_agreement_accepted`). Send both
+   * or neither; see the README's "Contributor agreement" for what happens in each case.
+   */
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  contributor_agreement_version?: string;
+
+  /** true when the user accepted that version (send with `contributor_agreement_version`). */
+  @IsOptional()
+  @IsBoolean()
+  contributor_agreement_accepted?: boolean;
 }

@@ -60,7 +60,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     response.setHeader('Cache-Control', 'private, no-store');
     if (exception instanceof ApiError) {
-      for (const [name, value] of Object.entries(exception.headers)) response.setHeader(name, value);
+      for (const [name, value] of Object.entries(exception.headers))
+        response.setHeader(name, value);
     }
     response.status(status).json(body);
   }
