@@ -1,3 +1,4 @@
+import { publicLibraryFields } from '../libraries/library.mapper.js';
 import type { ExportFileStats, ExportLibraryRow } from './export.repository.js';
 
 /** Bumped when a field is removed or changes meaning (adding one is compatible). */
@@ -42,12 +43,12 @@ export const FIELD_DESCRIPTIONS: Readonly<Record<string, string>> = {
 };
 
 /** Site-relative media URL, as the API shows it. */
-export type MediaUrl = (key: string | null) => string;
+export type MediaUrl = (key: string | null | undefined) => string;
 
 /**
- * One GeoJSON Point feature (RFC 7946: coordinates are [longitude, latitude]). Decides every exported property:
- * the public fields of a library list item (less the caller-specific `is_favourited`; the coordinates are the
- * geometry) plus `external_id` and `updated_at`. Nothing else of the row can reach the file.
+ * One GeoJSON Point feature (RFC 7946: coordinates are [longitude, latitude]). Its properties are the public fields
+ * of a library list item, as the list's mapper decides them (less the caller-specific `is_favourited`; the
+ * coordinates are the geometry), plus `external_id` and `updated_at`. Nothing else of the row can reach the file.
  */
 export function libraryFeature(row: ExportLibraryRow, mediaUrl: MediaUrl): object {
   return {
@@ -55,27 +56,8 @@ export function libraryFeature(row: ExportLibraryRow, mediaUrl: MediaUrl): objec
     id: row.id,
     geometry: { type: 'Point', coordinates: [Number(row.lng), Number(row.lat)] },
     properties: {
-      id: row.id,
-      slug: row.slug,
-      name: row.name,
-      description: row.description,
-      photo_url: mediaUrl(row.photo_key),
-      thumbnail_url: mediaUrl(row.thumbnail_key),
-      address: row.address,
-      city: row.city,
-      country: row.country,
-      postal_code: row.postal_code,
-      wheelchair_accessible: row.wheelchair_accessible,
-      capacity: row.capacity,
-      is_indoor: row.is_indoor,
-      is_lit: row.is_lit,
-      website: row.website,
-      contact: row.contact,
-      source: row.source,
-      operator: row.operator,
-      brand: row.brand,
+      ...publicLibraryFields(row, mediaUrl),
       external_id: row.external_id,
-      created_at: new Date(row.created_at).toISOString(),
       updated_at: new Date(row.updated_at).toISOString(),
     },
   };

@@ -7,6 +7,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
+import { PollLoop } from '../common/jobs/poll-loop.js';
 import {
   ScheduledTasksRepository,
   type TaskLease,
@@ -29,9 +30,7 @@ export class ExportLeaseLostError extends Error {
 @Injectable()
 export class ExportJob implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(ExportJob.name);
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = false;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly loop: PollLoop;
 
   constructor(
     private readonly config: AppConfig,
@@ -39,48 +38,33 @@ export class ExportJob implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly tasks: ScheduledTasksRepository,
     private readonly exports: ExportService,
     @Inject(EXPORT_OPTIONS) private readonly options: ExportOptions,
-  ) {}
+  ) {
+    this.loop = new PollLoop(
+      options.pollIntervalMs,
+      () => this.runOnce(),
+      (error) => this.logger.error(`export run failed: ${(error as Error).message}`),
+    );
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.openDataExport.intervalSeconds !== null && this.options.autoStart) {
-      this.schedule();
+      this.loop.start();
     }
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await Promise.allSettled([...this.inFlight]);
+    await this.loop.stop();
   }
 
   /** The scheduled path: runs the export when it is due and no other instance is running it; null otherwise. */
   runOnce(): Promise<ExportRunResult | null> {
     if (this.config.openDataExport.intervalSeconds === null) return Promise.resolve(null);
-    return this.track(this.run(false));
+    return this.loop.track(this.run(false));
   }
 
   /** On demand (`npm run cli -- export`): runs now unless another instance holds the run ('busy'). */
   runNow(onProgress?: ExportProgress): Promise<ExportRunResult | 'busy'> {
-    return this.track(this.run(true, onProgress)).then((result) => result ?? 'busy');
-  }
-
-  private track<T>(run: Promise<T>): Promise<T> {
-    this.inFlight.add(run);
-    void run.finally(() => this.inFlight.delete(run)).catch(() => undefined);
-    return run;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.runOnce()
-        .catch((error: unknown) =>
-          this.logger.error(`export run failed: ${(error as Error).message}`),
-        )
-        .finally(() => this.schedule());
-    }, this.options.pollIntervalMs);
-    this.timer.unref();
+    return this.loop.track(this.run(true, onProgress)).then((result) => result ?? 'busy');
   }
 
   private async run(force: boolean, onProgress?: ExportProgress): Promise<ExportRunResult | null> {

@@ -1,35 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { Wheelchair } from '../libraries/library.entity.js';
+import type { PublicLibraryColumns } from '../libraries/library.mapper.js';
+import type { LibraryRow } from '../libraries/library.row.js';
 
 /** The columns of an approved library the export reads: the public ones and nothing else. */
-export interface ExportLibraryRow {
-  id: number;
-  slug: string;
-  name: string;
-  description: string;
-  photo_key: string | null;
-  thumbnail_key: string | null;
-  lat: number;
-  lng: number;
-  address: string;
-  city: string;
-  country: string;
-  postal_code: string;
-  wheelchair_accessible: Wheelchair;
-  capacity: number | null;
-  is_indoor: boolean | null;
-  is_lit: boolean | null;
-  website: string;
-  contact: string;
-  source: string;
-  operator: string;
-  brand: string;
-  external_id: string;
-  created_at: Date;
-  updated_at: Date;
-}
+export type ExportLibraryRow = PublicLibraryColumns &
+  Pick<LibraryRow, 'lat' | 'lng' | 'external_id'> & { updated_at: Date };
 
 export interface ExportFileStats {
   bytes: number;
@@ -79,9 +56,11 @@ export class ExportRepository {
 
   /**
    * Runs `work` in a read-only REPEATABLE READ transaction, so every batch it reads sees one snapshot: a library
-   * approved or edited mid-export is either wholly in this version or wholly in the next.
+   * approved or edited mid-export is either wholly in this version or wholly in the next. Without `snapshot` (the
+   * embedded database, whose single connection must not be held for a whole export) each query stands alone.
    */
-  async inSnapshot<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  async inSnapshot<T>(snapshot: boolean, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (!snapshot) return work(this.dataSource.manager);
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {

@@ -199,8 +199,9 @@ export class ExportService {
       const chunk = Buffer.from(text);
       await Promise.all([write(plain, chunk), write(gzip, chunk)]);
     };
-    const mediaUrl = (key: string | null) => this.media.url(key);
-    const produced = this.exports.inSnapshot(async (manager) => {
+    const mediaUrl = (key: string | null | undefined) => this.media.url(key);
+    // The embedded database has one connection: there the batches run one by one, releasing it in between.
+    const produced = this.exports.inSnapshot(this.config.database.url !== null, async (manager) => {
       const total = await this.exports.countApproved(manager);
       onProgress?.(0, total);
       await emit(collectionHead(this.config.serviceName));

@@ -20,7 +20,7 @@ import { registerUser } from '../support/auth.js';
 import { createTestApp, itWithDatabaseServer, type TestApp } from '../support/app.js';
 import { insertCommunityPhoto, insertReport } from '../support/community.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
-import { insertLibrary, ISO_MS } from '../support/libraries.js';
+import { insertLibrary, ISO_MS, ITEM_FIELDS } from '../support/libraries.js';
 
 const DAY = 86_400_000;
 const BASE = '/api/v1/libraries/export';
@@ -31,29 +31,10 @@ const UNAVAILABLE = {
 
 /** The public item's fields, less `is_favourited` and `lat`/`lng` (the geometry), plus external_id, updated_at. */
 const FEATURE_PROPERTIES = [
-  'address',
-  'brand',
-  'capacity',
-  'city',
-  'contact',
-  'country',
-  'created_at',
-  'description',
+  ...ITEM_FIELDS.filter((field) => !['is_favourited', 'lat', 'lng'].includes(field)),
   'external_id',
-  'id',
-  'is_indoor',
-  'is_lit',
-  'name',
-  'operator',
-  'photo_url',
-  'postal_code',
-  'slug',
-  'source',
-  'thumbnail_url',
   'updated_at',
-  'website',
-  'wheelchair_accessible',
-];
+].sort();
 
 const binary = (res: request.Response, callback: (error: Error | null, body: Buffer) => void) => {
   const chunks: Buffer[] = [];

@@ -1,9 +1,10 @@
-import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsString, Length, Matches } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
+import { ContributorAgreementDto } from './contributor-agreement.dto.js';
 
 export const NO_CONTROL_CHARACTERS = /^[^\p{Cc}]*$/u;
 
-export class RegisterDto {
+export class RegisterDto extends ContributorAgreementDto {
   /** 3–150 characters after trimming; unique, case-insensitively. */
   @Trim()
   @IsString()
@@ -19,18 +20,4 @@ export class RegisterDto {
   /** 8–128 characters, checked against the password policy (400 with the policy's message). */
   @IsString()
   password: string;
-
-  /**
-   * The version of the contributor agreement the client showed (with `contributor_agreement_accepted`). Send both
-   * or neither; see the README's "Contributor agreement" for what happens in each case.
-   */
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
-  contributor_agreement_version?: string;
-
-  /** true when the user accepted that version (send with `contributor_agreement_version`). */
-  @IsOptional()
-  @IsBoolean()
-  contributor_agreement_accepted?: boolean;
 }

@@ -1,7 +1,8 @@
-import { IsBoolean, IsOptional, IsString, Length, MaxLength, MinLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
+import { ContributorAgreementDto } from './contributor-agreement.dto.js';
 
-export class SocialLoginDto {
+export class SocialLoginDto extends ContributorAgreementDto {
   /** `apple` or `google`. */
   @IsString()
   provider: string;
@@ -23,18 +24,4 @@ export class SocialLoginDto {
   @IsString()
   @MaxLength(150)
   last_name?: string;
-
-  /**
-   * The version of the contributor agreement the client showed (with `contributor_agreement_accepted`). Send both
-   * or neither; see the README's "Contributor agreement" for what happens in each case.
-   */
-  @IsOptional()
-  @IsString()
-  @Length(1, 64)
-  contributor_agreement_version?: string;
-
-  /** true when the user accepted that version (send with `contributor_agreement_version`). */
-  @IsOptional()
-  @IsBoolean()
-  contributor_agreement_accepted?: boolean;
 }
