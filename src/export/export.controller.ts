@@ -29,6 +29,10 @@ const FILE_HEADERS = {
   'Cache-Control': { description: 'public, max-age=300', schema: { type: 'string' } },
 };
 
+const CONDITIONAL =
+  'Conditional requests: `If-None-Match` with the ETag (it takes precedence) or `If-Modified-Since` with ' +
+  'Last-Modified give 304 while this is still the current version. Own rate-limit tier `export`.';
+
 const NOT_MODIFIED = {
   status: 304,
   description:
@@ -71,7 +75,7 @@ export class ExportController {
   @Public()
   @RateLimit('export')
   @PublicCache(300)
-  @ApiOperation({ summary: 'The current export as GeoJSON (ODbL 1.0)' })
+  @ApiOperation({ summary: 'The current export as GeoJSON (ODbL 1.0)', description: CONDITIONAL })
   @ApiProduces('application/geo+json')
   @ApiResponse({
     status: 200,
@@ -92,6 +96,7 @@ export class ExportController {
   @ApiOperation({
     summary:
       'The current export as gzip-compressed GeoJSON (application/gzip, no Content-Encoding)',
+    description: CONDITIONAL,
   })
   @ApiProduces('application/gzip')
   @ApiResponse({
@@ -112,6 +117,7 @@ export class ExportController {
   @PublicCache(300)
   @ApiOperation({
     summary: "The current export's metadata: checksums, licence, field descriptions",
+    description: CONDITIONAL,
   })
   @ApiResponse({
     status: 200,
