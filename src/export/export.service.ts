@@ -109,22 +109,25 @@ export class ExportService {
           2,
         )}\n`,
       );
-      const metadataStats = MeteredStream.of(metadata);
       await this.media.put(keys.metadataKey, metadata, 'application/json');
-      await this.exports.publish(id, { ...data, metadata: metadataStats });
-      const removedVersions = await this.removeOldVersions();
-      const version = await this.exports.latestPublished();
-      if (!version) throw new Error('the published export version vanished');
-      this.logger.log(
-        `export ${stem}: ${data.recordCount} libraries, ${data.gz.bytes} bytes gzipped`,
-      );
-      return { outcome: 'created', version, removedVersions };
+      await this.exports.publish(id, { ...data, metadata: MeteredStream.of(metadata) });
     } catch (error) {
       await this.discard(id, keys).catch((cleanup: unknown) =>
         this.logger.error(`export ${stem}: clean-up failed: ${(cleanup as Error).message}`),
       );
       throw error;
     }
+    // Published: from here on nothing undoes the version. Retention that fails is retried by the next run.
+    const removedVersions = await this.removeOldVersions().catch((error: unknown) => {
+      this.logger.error(`export: removing old versions failed: ${(error as Error).message}`);
+      return 0;
+    });
+    const version = await this.exports.latestPublished();
+    if (!version) throw new Error('the published export version vanished');
+    this.logger.log(
+      `export ${stem}: ${version.record_count} libraries, ${version.gz_bytes} bytes gzipped`,
+    );
+    return { outcome: 'created', version, removedVersions };
   }
 
   /** The current version's file of that kind; 503 with Retry-After (the next run) before the first export. */
