@@ -401,6 +401,29 @@ describe('open-data export', () => {
       expect(await job.runOnce()).not.toBeNull();
     },
   );
+
+  it('answers HEAD with the headers alone, and 503 names the next scheduled run once versions are gone', async () => {
+    const head = await request(t.http).head(`${BASE}/latest.geojson.gz`);
+    expect(head.status).toBe(200);
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
+    expect(head.headers.etag).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(head.body).toEqual({});
+
+    await withClient(db.url, (client) => client.query('DELETE FROM export_versions'));
+    const next = await withClient(db.url, async (client) => {
+      const { rows } = await client.query<{ next_run_at: Date }>(
+        'SELECT next_run_at FROM scheduled_tasks WHERE name = $1',
+        [EXPORT_TASK],
+      );
+      return rows[0].next_run_at.getTime();
+    });
+    const res = await request(t.http).get(`${BASE}/metadata.json`);
+    expect([res.status, res.body]).toEqual([503, UNAVAILABLE]);
+    const expected = Math.ceil((next - t.clock.now()) / 1000);
+    expect(expected).toBeGreaterThan(60);
+    expect(res.body.details.retry_after).toBe(expected);
+    expect(res.headers['retry-after']).toBe(String(expected));
+  });
 });
 
 describe('open-data export rate tier', () => {
