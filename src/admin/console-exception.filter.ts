@@ -56,7 +56,7 @@ export class ConsoleExceptionFilter extends AllExceptionsFilter {
       return;
     }
     const [status, body] = this.toEnvelope(exception, req);
-    this.setHeaders(res, status, body);
+    this.setHeaders(res, status, body, exception);
     const details = detailLines(body.details);
     if (req.path === `${CONSOLE_ROOT}/login` && req.method === 'POST') {
       const form = (req.body ?? {}) as { username?: unknown; next?: unknown };

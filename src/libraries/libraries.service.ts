@@ -9,6 +9,7 @@ import {
   InvalidPhotoError,
   PhotoProcessor,
   photoKeys,
+  type PhotoFolder,
 } from '../common/media/photo-processor.js';
 import {
   paginate,
@@ -292,7 +293,7 @@ export class LibrariesService {
   }
 
   /** Validates and re-encodes the upload, then stores both files; 400 for anything that is not a usable image. */
-  async storePhoto(file: UploadedPhoto, folder: string): Promise<PendingPhoto> {
+  async storePhoto(file: UploadedPhoto, folder: PhotoFolder): Promise<PendingPhoto> {
     let processed;
     try {
       processed = await this.photos.process(file.path);

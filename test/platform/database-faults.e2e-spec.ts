@@ -330,6 +330,9 @@ describeWithDatabaseServer('orphan media sweep (issue 14)', () => {
       orphan: 'libraries/bb/orphan.jpg',
       young: 'libraries/bb/young.jpg',
       partial: 'libraries/bb/orphan.jpg.1f0e.tmp',
+      communityOrphan: 'photos/cc/orphan.jpg',
+      // Generated files outside the photo folders keep their own retention.
+      exported: 'exports/bookcases-1.geojson',
     };
     for (const key of Object.values(keys)) await media.put(key, jpeg, 'image/jpeg');
     await insertLibrary(db.url, {
@@ -343,7 +346,14 @@ describeWithDatabaseServer('orphan media sweep (issue 14)', () => {
       ]),
     );
     const threeHoursAgo = new Date(Date.now() - 3 * 3_600_000);
-    for (const key of [keys.referenced, keys.staged, keys.orphan, keys.partial]) {
+    for (const key of [
+      keys.referenced,
+      keys.staged,
+      keys.orphan,
+      keys.partial,
+      keys.communityOrphan,
+      keys.exported,
+    ]) {
       utimesSync(join(t.config.mediaRoot, key), threeHoursAgo, threeHoursAgo);
     }
 
@@ -358,10 +368,12 @@ describeWithDatabaseServer('orphan media sweep (issue 14)', () => {
     }
 
     const result = await sweep.sweep();
-    expect(result?.removed.sort()).toEqual([keys.orphan, keys.partial].sort());
-    expect(result?.checked).toBe(4);
+    expect(result?.removed.sort()).toEqual(
+      [keys.orphan, keys.partial, keys.communityOrphan].sort(),
+    );
+    expect(result?.checked).toBe(5);
     expect(mediaFiles(t.config.mediaRoot)).toEqual(
-      [keys.referenced, keys.staged, keys.young].sort(),
+      [keys.referenced, keys.staged, keys.young, keys.exported].sort(),
     );
   });
 });

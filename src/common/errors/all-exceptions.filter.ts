@@ -68,15 +68,24 @@ export class AllExceptionsFilter implements ExceptionFilter {
       response.end();
       return;
     }
-    this.setHeaders(response, status, body);
+    this.setHeaders(response, status, body, exception);
     response.status(status).json(body);
   }
 
-  /** Cache-Control on every error; Retry-After on a 503 that names one. */
-  protected setHeaders(response: Response, status: number, body: ErrorBody): void {
+  /** Cache-Control on every error; an ApiError's own headers; Retry-After on a 503 that names one. */
+  protected setHeaders(
+    response: Response,
+    status: number,
+    body: ErrorBody,
+    exception: unknown,
+  ): void {
     response.setHeader('Cache-Control', 'private, no-store');
+    if (exception instanceof ApiError) {
+      for (const [name, value] of Object.entries(exception.headers))
+        response.setHeader(name, value);
+    }
     const retryAfter = (body.details as { retry_after?: unknown } | null)?.retry_after;
-    if (status === 503 && typeof retryAfter === 'number') {
+    if (status === 503 && typeof retryAfter === 'number' && !response.hasHeader('Retry-After')) {
       response.setHeader('Retry-After', String(retryAfter));
     }
   }

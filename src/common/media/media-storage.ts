@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /** One stored object, as `list` yields it. */
 export interface StoredMedia {
   key: string;
@@ -5,12 +7,19 @@ export interface StoredMedia {
   modifiedAt: Date;
 }
 
-/** Where uploaded media lives. Keys are relative paths such as `libraries/ab/abcd.jpg`. */
+/** Where uploaded media (and generated files such as the open-data export) lives. Keys are relative paths such as `libraries/ab/abcd.jpg`. */
 export abstract class MediaStorage {
   abstract put(key: string, data: Buffer, contentType: string): Promise<void>;
+  /**
+   * Writes a file from a stream, for files too large to hold in memory. Resolves once the whole file is stored;
+   * a reader never sees part of it, and nothing is left behind when the source fails.
+   */
+  abstract putStream(key: string, source: Readable, contentType: string): Promise<void>;
+  /** The stored file as a stream (rejects when it does not exist). */
+  abstract openRead(key: string): Promise<Readable>;
   abstract delete(key: string): Promise<void>;
-  /** Every stored object (in no particular order), partial writes included; for the orphan sweep. */
-  abstract list(): AsyncIterable<StoredMedia>;
+  /** Every stored object under `folder` (in no particular order), partial writes included; for the orphan sweep. */
+  abstract list(folder: string): AsyncIterable<StoredMedia>;
   abstract exists(key: string): Promise<boolean>;
   abstract read(key: string): Promise<Buffer>;
 

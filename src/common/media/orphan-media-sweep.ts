@@ -7,6 +7,7 @@ import {
 import { AppConfig } from '../../config/app-config.js';
 import { MediaReferencesRepository } from './media-references.repository.js';
 import { MediaStorage } from './media-storage.js';
+import { PHOTO_FOLDERS } from './photo-processor.js';
 
 const HOUR_MS = 3_600_000;
 const BATCH = 500;
@@ -18,7 +19,8 @@ export interface SweepResult {
 }
 
 /**
- * Removes media files that no row references once they are older than MEDIA_SWEEP_GRACE_HOURS: the files of a
+ * Removes photo files (the PHOTO_FOLDERS; generated files such as the open-data export keep their own retention)
+ * that no row references once they are older than MEDIA_SWEEP_GRACE_HOURS: the files of a
  * submission whose commit failed with an unknown outcome, or of a process killed between writing and committing.
  * Files younger than the grace period are never judged (an upload in flight writes its files before it commits);
  * a file is judged against the rows after it was listed, so a row committed meanwhile keeps its file. Runs at
@@ -75,11 +77,13 @@ export class OrphanMediaSweep implements OnApplicationBootstrap, OnApplicationSh
         }
         batch = [];
       };
-      for await (const item of this.media.list()) {
-        if (now - item.modifiedAt.getTime() < graceMs) continue;
-        result.checked += 1;
-        batch.push(item.key);
-        if (batch.length >= BATCH) await flush();
+      for (const folder of PHOTO_FOLDERS) {
+        for await (const item of this.media.list(folder)) {
+          if (now - item.modifiedAt.getTime() < graceMs) continue;
+          result.checked += 1;
+          batch.push(item.key);
+          if (batch.length >= BATCH) await flush();
+        }
       }
       if (batch.length) await flush();
       return result;

@@ -114,8 +114,12 @@ export class PhotoProcessor {
   }
 }
 
+/** Where each kind of photo is stored: library photos (and staged edits), community photos, report photos. */
+export const PHOTO_FOLDERS = ['libraries', 'photos', 'reports'] as const;
+export type PhotoFolder = (typeof PHOTO_FOLDERS)[number];
+
 /** Storage keys for one processed photo: `<folder>/<2 hex>/<uuid>.jpg` and its `_thumb.jpg`. */
-export function photoKeys(folder: string): { main: string; thumbnail: string } {
+export function photoKeys(folder: PhotoFolder): { main: string; thumbnail: string } {
   const id = randomUUID();
   const base = `${folder}/${id.slice(0, 2)}/${id}`;
   return { main: `${base}.jpg`, thumbnail: `${base}_thumb.jpg` };
