@@ -9,7 +9,16 @@ describe('loadConfig', () => {
   it('applies the documented defaults', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: SECRET });
     expect(config.port).toBe(3000);
-    expect(config.database).toEqual({ url: 'postgres://u@h/db', poolSize: 10 });
+    expect(config.database).toEqual({
+      url: 'postgres://u@h/db',
+      poolSize: 10,
+      statementTimeoutSeconds: 30,
+      idleInTransactionTimeoutSeconds: 60,
+      poolWaitSeconds: 5,
+    });
+    expect(config.redisCommandTimeoutMs).toBe(200);
+    expect(config.redisRetryAfterMs).toBe(1000);
+    expect(config.mediaSweep).toEqual({ graceHours: 24, intervalHours: 6 });
     expect(config.rateLimit).toEqual({
       enabled: true,
       windowSeconds: 300,
