@@ -5,7 +5,8 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { EnvironmentVariables } from './env.schema.js';
 
-export type RateLimitTier = 'read' | 'write' | 'login' | 'register' | 'refresh' | 'social';
+export type RateLimitTier =
+  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'map';
 
 export const LAUNCH_GATES = [
   'plan',
@@ -190,6 +191,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         register: env.RATE_LIMIT_REGISTER ?? 5,
         refresh: env.RATE_LIMIT_REFRESH ?? 15,
         social: env.RATE_LIMIT_SOCIAL ?? 10,
+        map: env.RATE_LIMIT_MAP ?? 600,
       },
     },
     social: {

@@ -178,6 +178,13 @@ export class EnvironmentVariables {
   @Transform(toInt)
   RATE_LIMIT_SOCIAL?: number;
 
+  /** The map feed and vector tiles: a map view loads a dozen tiles per pan. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
+  RATE_LIMIT_MAP?: number;
+
   @IsOptional()
   @IsString()
   @Transform(toTrimmed)

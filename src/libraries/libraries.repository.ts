@@ -36,7 +36,7 @@ export interface NewLibrary extends LibraryValues {
 }
 
 /** Builds a WHERE clause with positional parameters. */
-class Sql {
+export class Sql {
   readonly where: string[] = [];
 
   /** Statements made of several WHERE clauses (a count and a page) share one parameter list. */
@@ -179,6 +179,14 @@ export class LibrariesRepository {
       rank = undefined;
     }
     return { order, rank };
+  }
+
+  /**
+   * Adds the conditions of a public list without proximity (approved, q, search, city, country, postal_code,
+   * has_photo) to `sql`: other readers of approved libraries (the map) filter exactly as the list does.
+   */
+  addApprovedFilters(sql: Sql, search: Omit<LibrarySearch, 'near'>): void {
+    this.searchConditions(sql, search, 'count');
   }
 
   /** The count statement of a public list (also what query-plan tests EXPLAIN). */
