@@ -62,6 +62,8 @@ export class AppConfig {
     batchMaxSize: number;
     launchGates: string[];
   };
+  /** The public map page's base map (style JSON URL or raster tile template); null: a plain background. */
+  readonly mapStyleUrl!: string | null;
   /** Serve GET /api/v1/bench/ceiling (a DB-free route for `npm run bench`); off unless BENCH_CEILING_ROUTE=true. */
   readonly benchCeilingRoute!: boolean;
 
@@ -222,6 +224,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       batchMaxSize: env.MAPDB_BATCH_MAX_SIZE ?? 10,
       launchGates: gates,
     },
+    mapStyleUrl: env.MAP_STYLE_URL || null,
     benchCeilingRoute: env.BENCH_CEILING_ROUTE ?? false,
   });
 }
