@@ -1,6 +1,7 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Param, Query } from '@nestjs/common';
 import {
   ApiExtraModels,
+  ApiQuery,
   ApiNoContentResponse,
   ApiNotModifiedResponse,
   ApiOkResponse,
@@ -30,6 +31,51 @@ const ETAG_HEADER = {
   },
   'Cache-Control': { description: '`public, max-age=0, s-maxage=60`', schema: { type: 'string' } },
 };
+/**
+ * The list's filters, as GET /libraries/ applies them (the DTO inherits their validation from the list's query
+ * class, which carries no OpenAPI metadata of its own).
+ */
+const ListFilterQueries = () =>
+  applyDecorators(
+    ApiQuery({
+      name: 'q',
+      required: false,
+      schema: { type: 'string', maxLength: 200 },
+      description: 'Full text over name then description (accent- and case-insensitive).',
+    }),
+    ApiQuery({
+      name: 'search',
+      required: false,
+      schema: { type: 'string', maxLength: 200 },
+      description: 'Substring of name, description, city, address or postal code; wins over q.',
+    }),
+    ApiQuery({
+      name: 'city',
+      required: false,
+      schema: { type: 'string', maxLength: 100 },
+      description: 'Case-insensitive substring of the city.',
+    }),
+    ApiQuery({
+      name: 'country',
+      required: false,
+      schema: { type: 'string', pattern: '^[A-Za-z]{2}$' },
+      description: 'ISO 3166-1 alpha-2 code, case-insensitive.',
+    }),
+    ApiQuery({
+      name: 'postal_code',
+      required: false,
+      schema: { type: 'string', maxLength: 20 },
+      description: 'Substring of the postal code.',
+    }),
+    ApiQuery({
+      name: 'has_photo',
+      required: false,
+      schema: { type: 'boolean' },
+      description:
+        'Only libraries with (true) or without (false) a primary or approved community photo.',
+    }),
+  );
+
 const NOT_MODIFIED = {
   description: 'If-None-Match matched the current ETag; no body.',
   headers: ETAG_HEADER,
@@ -60,6 +106,7 @@ export class MapController {
   })
   @ApiExtraModels(MapFeedResponse)
   @ApiNotModifiedResponse(NOT_MODIFIED)
+  @ListFilterQueries()
   async feed(@Query() query: MapFeedQueryDto): Promise<EncodedBody> {
     return EncodedBody.json(await this.map.feed(query), `${GEOJSON}; charset=utf-8`);
   }
