@@ -49,6 +49,8 @@ const SCENARIOS = [
   'countries',
   'favourites',
   'submit-photo',
+  'map-feed',
+  'tiles',
 ];
 
 const { values: args } = parseArgs({
@@ -428,10 +430,20 @@ async function measure(base, probe, spec, connections) {
     );
   }
   const latencies = [];
+  let bytes = 0;
   const before = await probe.snapshot();
-  const result = await cannon(base, spec, connections, settings.duration, (_c, status, _b, ms) => {
-    if (status >= 200 && status < 300) latencies.push(ms);
-  });
+  const result = await cannon(
+    base,
+    spec,
+    connections,
+    settings.duration,
+    (_c, status, size, ms) => {
+      if (status >= 200 && status < 300) {
+        latencies.push(ms);
+        bytes += size;
+      }
+    },
+  );
   const after = await probe.snapshot();
   const peakRss = await rss.stop();
   latencies.sort((a, b) => a - b);
@@ -443,6 +455,7 @@ async function measure(base, probe, spec, connections) {
   const postgresCpu = delta(after, before, 'postgres');
   return {
     rps: ok / (result.duration || seconds),
+    bytesPerResponse: ok ? bytes / ok : null,
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
     peakRss,
@@ -502,6 +515,7 @@ async function measureColdStatistics(url) {
     const mean = times.reduce((sum, t) => sum + t, 0) / times.length;
     return {
       rps: 1000 / mean,
+      bytesPerResponse: null,
       p50: quantile(times, 0.5),
       p99: quantile(times, 0.99),
       peakRss: null,
@@ -705,6 +719,29 @@ async function main() {
     'statistics-warm': get(() => `${API}/statistics/`),
     countries: get(() => `${API}/libraries/countries`),
     favourites: { ...get(() => `${API}/libraries/favourites`), headers: auth },
+    // The map (issue 17): a box of city size (~0.3° × 0.2°) or country size (~8° × 5°) around a random seed city,
+    // at a random zoom from 5 to 15.
+    'map-feed': get(() => {
+      const city = pick(SEED_CITIES);
+      const [width, height] = Math.random() < 0.5 ? [0.3, 0.2] : [8, 5];
+      const west = city.lng - width * Math.random();
+      const south = city.lat - height * Math.random();
+      const bbox = [west, south, west + width, south + height].map((v) => v.toFixed(5));
+      return `${API}/libraries/map?bbox=${bbox.join(',')}&zoom=${5 + Math.floor(Math.random() * 11)}`;
+    }),
+    // A random tile of zoom 3 to 16 holding a point within ~10 km of a random seed city.
+    tiles: get(() => {
+      const city = pick(SEED_CITIES);
+      const z = 3 + Math.floor(Math.random() * 14);
+      const lng = city.lng + (Math.random() - 0.5) * 0.25;
+      const lat = city.lat + (Math.random() - 0.5) * 0.18;
+      const n = 2 ** z;
+      const x = Math.floor(((lng + 180) / 360) * n);
+      const y = Math.floor(
+        (0.5 - Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360)) / (2 * Math.PI)) * n,
+      );
+      return `${API}/libraries/tiles/${z}/${x}/${y}.mvt`;
+    }),
     'submit-photo': {
       method: 'POST',
       headers: { ...auth, 'Content-Type': upload.contentType },
@@ -772,6 +809,7 @@ async function main() {
       name,
       connections,
       rps: median(figures.map((f) => f.rps)),
+      bytes: median(figures.map((f) => f.bytesPerResponse)),
       p50: median(figures.map((f) => f.p50)),
       p99: median(figures.map((f) => f.p99)),
       peakRss: max('peakRss'),
@@ -814,6 +852,7 @@ async function main() {
       name: row.name,
       connections: row.connections,
       rps: round(row.rps),
+      bytes_per_response: round(row.bytes, 0),
       p50_ms: round(row.p50, 2),
       p99_ms: round(row.p99, 2),
       ratio_to_ceiling: round(row.ratio, 3),
@@ -827,6 +866,7 @@ async function main() {
     'scenario',
     'conns',
     'req/s',
+    'bytes/resp',
     'p50 ms',
     'p99 ms',
     'ratio',
@@ -841,6 +881,7 @@ async function main() {
     row.name,
     String(row.connections),
     row.rps.toFixed(1),
+    fmt(row.bytes, 0),
     fmt(row.p50),
     fmt(row.p99),
     row.ratio === null ? '–' : row.ratio.toFixed(2),
