@@ -5,8 +5,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { EnvironmentVariables } from './env.schema.js';
 
-export type RateLimitTier =
-  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'map';
+export type RateLimitTier = 'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'map';
 
 export const LAUNCH_GATES = [
   'plan',

@@ -191,7 +191,8 @@ export class EnvironmentVariables {
    */
   @IsOptional()
   @Matches(/^https?:\/\/[^\s"'<>`]+$/, {
-    message: 'MAP_STYLE_URL must be an http(s) URL (a style JSON, or raster tiles with {z}/{x}/{y})',
+    message:
+      'MAP_STYLE_URL must be an http(s) URL (a style JSON, or raster tiles with {z}/{x}/{y})',
   })
   @Transform(toTrimmed)
   MAP_STYLE_URL?: string;
