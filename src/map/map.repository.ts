@@ -43,6 +43,16 @@ export interface MapCellRow {
   thumbnail_key: string | null;
 }
 
+/** One feature of a tile: a library (n = 1, with id, slug, name) or a cluster of n, at tile coordinates px, py. */
+export interface TileFeatureRow {
+  n: number;
+  id: number;
+  slug: string | null;
+  name: string | null;
+  px: number;
+  py: number;
+}
+
 /** Libraries strictly inside a tile would be at most this far from the tile's edge in degrees; ring boxes overlap by it. */
 const EPSILON = 1e-9;
 
@@ -87,13 +97,46 @@ export class MapRepository {
     return this.dataSource.query<MapCellRow[]>(this.cellsStatement(parts), sql.params);
   }
 
-  /** The cells of a tile, grouped at level z + 1 (8 × 8 per tile), and the tile encoded as MVT. */
-  async findTile(
+  /** A tile encoded by PostGIS (ST_AsMVT): layer `libraries` (ordered by id), then `clusters` (by row, column). */
+  async findTileMvt(
     z: number,
     x: number,
     y: number,
   ): Promise<{ tile: Buffer; libraries: number; clusters: number }> {
     const sql = new Sql();
+    const features = this.tileFeatures(sql, z, x, y);
+    const rows = await this.dataSource.query<
+      { tile: Buffer; libraries: number; clusters: number }[]
+    >(
+      `WITH f AS (${features}, ST_MakePoint(f.px, f.py) AS geom FROM f0 f)
+       SELECT
+         coalesce((SELECT ST_AsMVT(t, 'libraries', ${TILE_EXTENT}, 'geom')
+                   FROM (SELECT id, slug, name, geom FROM f WHERE n = 1 ORDER BY id) t), ''::bytea)
+         || coalesce((SELECT ST_AsMVT(t, 'clusters', ${TILE_EXTENT}, 'geom')
+                      FROM (SELECT n AS count, geom FROM f WHERE n > 1 ORDER BY cy, cx) t), ''::bytea) AS tile,
+         (SELECT count(*)::int FROM f WHERE n = 1) AS libraries,
+         (SELECT count(*)::int FROM f WHERE n > 1) AS clusters`,
+      sql.params,
+    );
+    return rows[0];
+  }
+
+  /** The features of a tile in tile coordinates, in the order findTileMvt writes them (for PostGIS without MVT). */
+  findTileFeatures(z: number, x: number, y: number): Promise<TileFeatureRow[]> {
+    const sql = new Sql();
+    const features = this.tileFeatures(sql, z, x, y);
+    return this.dataSource.query<TileFeatureRow[]>(
+      `WITH f AS (${features} FROM f0 f)
+       SELECT n, id, slug, name, px, py FROM f ORDER BY (n > 1), CASE WHEN n = 1 THEN id END, cy, cx`,
+      sql.params,
+    );
+  }
+
+  /**
+   * `WITH f0 AS (the cells of the tile at level z + 1, with tile coordinates px, py) SELECT f.*`, for the caller to
+   * complete with more columns and `FROM f0 f`.
+   */
+  private tileFeatures(sql: Sql, z: number, x: number, y: number): string {
     const range = tileCells(z, x, y);
     let parts: string;
     if (range.level <= PRECOMPUTED_LEVELS) {
@@ -114,23 +157,10 @@ export class MapRepository {
         WHERE ${inRange(sql, 'p.cx', 'p.cy', range)}`;
     }
     const scale = sql.param(2 ** z);
-    const px = `least(greatest(floor((bookcase_map_x(c.lng) * ${scale} - ${sql.param(x)}) * ${TILE_EXTENT}), 0), ${TILE_EXTENT - 1})`;
-    const py = `least(greatest(floor((bookcase_map_y(c.lat) * ${scale} - ${sql.param(y)}) * ${TILE_EXTENT}), 0), ${TILE_EXTENT - 1})`;
-    const rows = await this.dataSource.query<
-      { tile: Buffer; libraries: number; clusters: number }[]
-    >(
-      `WITH c AS (${this.cellsStatement(parts)}),
-       f AS (SELECT c.*, ST_MakePoint(${px}, ${py}) AS geom FROM c)
-       SELECT
-         coalesce((SELECT ST_AsMVT(t, 'libraries', ${TILE_EXTENT}, 'geom')
-                   FROM (SELECT id, slug, name, geom FROM f WHERE n = 1 ORDER BY id) t), ''::bytea)
-         || coalesce((SELECT ST_AsMVT(t, 'clusters', ${TILE_EXTENT}, 'geom')
-                      FROM (SELECT n AS count, geom FROM f WHERE n > 1 ORDER BY cy, cx) t), ''::bytea) AS tile,
-         (SELECT count(*)::int FROM f WHERE n = 1) AS libraries,
-         (SELECT count(*)::int FROM f WHERE n > 1) AS clusters`,
-      sql.params,
-    );
-    return rows[0];
+    const px = `least(greatest(floor((bookcase_map_x(c.lng) * ${scale} - ${sql.param(x)}) * ${TILE_EXTENT}), 0), ${TILE_EXTENT - 1})::int`;
+    const py = `least(greatest(floor((bookcase_map_y(c.lat) * ${scale} - ${sql.param(y)}) * ${TILE_EXTENT}), 0), ${TILE_EXTENT - 1})::int`;
+    return `WITH f0 AS (SELECT c.*, ${px} AS px, ${py} AS py FROM (${this.cellsStatement(parts)}) c)
+      SELECT f.*`;
   }
 
   /** Groups `parts` (cells of the output level with partial sums) into cells, with the columns of lone libraries. */

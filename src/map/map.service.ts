@@ -7,9 +7,16 @@ import type { TileParamsDto } from './dto/tile.params.js';
 import { feedLevel, FINEST_COARSENED_LEVEL, MAX_FEED_CELLS, normalizeBbox } from './map-grid.js';
 import { MapMapper } from './map.mapper.js';
 import { MapRepository } from './map.repository.js';
+import { encodeTile } from './tile-encoder.js';
+
+/** PostGIS built without protobuf-c (PGlite's) has ST_AsMVT but refuses to run it. */
+const NO_MVT_SUPPORT = /protobuf-c/i;
 
 @Injectable()
 export class MapService {
+  /** Whether PostGIS encodes tiles (ST_AsMVT); learnt from the first tile. */
+  private postgisMvt = true;
+
   constructor(
     private readonly repository: MapRepository,
     private readonly mapper: MapMapper,
@@ -40,12 +47,17 @@ export class MapService {
   }
 
   /** A vector tile of the approved libraries, or null when the tile holds none. */
-  async tile(params: TileParamsDto): Promise<Buffer | null> {
-    const { tile, libraries, clusters } = await this.repository.findTile(
-      params.z,
-      params.x,
-      params.y,
-    );
-    return libraries + clusters === 0 ? null : tile;
+  async tile({ z, x, y }: TileParamsDto): Promise<Buffer | null> {
+    if (this.postgisMvt) {
+      try {
+        const { tile, libraries, clusters } = await this.repository.findTileMvt(z, x, y);
+        return libraries + clusters === 0 ? null : tile;
+      } catch (error) {
+        if (!(error instanceof Error) || !NO_MVT_SUPPORT.test(error.message)) throw error;
+        this.postgisMvt = false;
+      }
+    }
+    const rows = await this.repository.findTileFeatures(z, x, y);
+    return rows.length ? encodeTile(rows) : null;
   }
 }

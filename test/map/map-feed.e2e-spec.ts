@@ -9,6 +9,8 @@ import { VectorTile } from '@mapbox/vector-tile';
 import fc from 'fast-check';
 import { PbfReader } from 'pbf';
 import request from 'supertest';
+import { MapRepository } from '../../src/map/map.repository.js';
+import { encodeTile } from '../../src/map/tile-encoder.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 import { insertLibraries, type LibraryFixture } from '../support/libraries.js';
@@ -460,6 +462,36 @@ describe('map feed and tiles', () => {
       expect(geojson.geometry.coordinates[0]).toBeCloseTo(taveuni.lng, 5);
       expect(geojson.geometry.coordinates[1]).toBeCloseTo(taveuni.lat, 5);
       expect(feature.properties.id).toBe(taveuni.id);
+    });
+
+    it('encodes the same tile in Node when PostGIS cannot (the embedded database)', async () => {
+      const repository = t.app.get(MapRepository);
+      const layersOf = (body: Buffer) => {
+        const decoded = decode(body);
+        return Object.fromEntries(
+          Object.entries(decoded.layers).map(([name, layer]) => [
+            name,
+            Array.from({ length: layer.length }, (_, i) => {
+              const feature = layer.feature(i);
+              return {
+                type: feature.type,
+                properties: feature.properties,
+                geometry: feature.loadGeometry(),
+              };
+            }),
+          ]),
+        );
+      };
+      const berlin = approved().find((p) => p.city === 'Berlin')!;
+      let compared = 0;
+      for (const z of [0, 3, 8, 12, 14, 16, 21]) {
+        const [x, y] = tileOf(berlin.lng, berlin.lat, z);
+        const { tile: postgis } = await repository.findTileMvt(z, x, y);
+        const node = encodeTile(await repository.findTileFeatures(z, x, y));
+        expect(layersOf(node)).toEqual(layersOf(postgis));
+        compared += Object.keys(layersOf(node)).length;
+      }
+      expect(compared).toBeGreaterThan(7);
     });
 
     it('answers 204 for an empty tile, 422 for invalid coordinates, ETag/304', async () => {
