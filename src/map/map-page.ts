@@ -39,9 +39,10 @@ function baseMapOrigin(styleUrl: string | null): string | null {
 }
 
 /**
- * No inline script or style: the page's script and stylesheets come from this origin. MapLibre runs its worker from
- * the same origin (`worker-src 'self'`; `blob:` for the fallback it uses when its script comes from elsewhere), and
- * reads tiles, the base map and images only from here and the base map's origin.
+ * No inline script or style: the page's script and stylesheets come from this origin. MapLibre 6 starts its worker
+ * as a module from the URL next to its own script, on this origin, so `worker-src 'self'` is all it needs (older
+ * MapLibre, or one loaded from another origin, builds the worker from a `blob:` URL; neither is allowed here). Tiles,
+ * the base map and images come only from here and the base map's origin.
  */
 export function mapPageCsp(styleUrl: string | null): string {
   const base = baseMapOrigin(styleUrl);
@@ -52,7 +53,7 @@ export function mapPageCsp(styleUrl: string | null): string {
     "style-src 'self'",
     `img-src 'self' data: blob:${extra}`,
     `connect-src 'self'${extra}`,
-    "worker-src 'self' blob:",
+    "worker-src 'self'",
     "frame-ancestors 'none'",
     "base-uri 'none'",
     "form-action 'none'",

@@ -107,7 +107,8 @@ describeWithBrowser('public map in a browser', () => {
     const { context, page, tiles } = await openMap(viewport);
     try {
       const res = await request(t.http).get('/').expect(200);
-      expect(res.headers['content-security-policy']).toContain("worker-src 'self' blob:");
+      expect(res.headers['content-security-policy']).toContain("worker-src 'self';");
+      expect(res.headers['content-security-policy']).not.toContain('unsafe');
       expect(res.text).toContain('href="/api/v1/docs"');
       expect(res.text).toContain('href="/admin"');
 
