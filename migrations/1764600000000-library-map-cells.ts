@@ -1,15 +1,19 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
+/** The finest precomputed level (cells of ~150 m) and its cells across the world. */
+const FINEST = 16;
+const ACROSS = 2 ** (FINEST + 2);
+
 /**
- * The map's clusters (issue 17), precomputed: for every grid level 0…14 the approved libraries of each non-empty
+ * The map's clusters (issue 17), precomputed: for every grid level 0…16 the approved libraries of each non-empty
  * cell (count, coordinate sums for the centroid, extent, smallest id). A cell of level L is a quarter of a zoom-L
  * tile (Web Mercator, 2^(L+2) cells across the world), so a zoom-L map view reads at most a few hundred rows of
  * level L instead of every library in view. Kept exact by statement-level triggers on `libraries`:
  *
- * - rows that become approved (insert, approval, move) are added to their 15 cells in one grouped upsert per
+ * - rows that become approved (insert, approval, move) are added to their 17 cells in one grouped upsert per
  *   statement, which keeps bulk imports and the seed cheap;
- * - when any approved row leaves a cell (rejection, deletion, move), the level-14 cells it touched are recounted
- *   from the libraries themselves (a cell is ~600 m wide, a GiST box lookup), and each coarser level from its four
+ * - when any approved row leaves a cell (rejection, deletion, move), the level-16 cells it touched are recounted
+ *   from the libraries themselves (a cell is ~150 m wide, a GiST box lookup), and each coarser level from its four
  *   children, so extents and smallest ids stay exact;
  * - maintenance takes a transaction-level advisory lock, so concurrent writers never recount a cell from a
  *   snapshot that misses another's change.
@@ -64,7 +68,7 @@ export class LibraryMapCells1764600000000 implements MigrationInterface {
                bookcase_map_cell(bookcase_map_y(p.lat), g.level),
                count(*), sum(p.lng), sum(p.lat), min(p.lng), min(p.lat), max(p.lng), max(p.lat), min(p.id)
         FROM jsonb_to_recordset(points) AS p(id integer, lng double precision, lat double precision)
-        CROSS JOIN generate_series(0, 14) AS g(level)
+        CROSS JOIN generate_series(0, ${FINEST}) AS g(level)
         GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
         ON CONFLICT (level, cx, cy) DO UPDATE SET
           count = c.count + excluded.count,
@@ -77,7 +81,7 @@ export class LibraryMapCells1764600000000 implements MigrationInterface {
           min_id = least(c.min_id, excluded.min_id)
       $$`);
 
-    // Recounts the given level-14 cells from the approved libraries, then their ancestors from their children.
+    // Recounts the given finest cells from the approved libraries, then their ancestors from their children.
     await queryRunner.query(`
       CREATE FUNCTION bookcase_map_cells_recount(cells jsonb) RETURNS void LANGUAGE plpgsql AS $$
       DECLARE
@@ -87,23 +91,23 @@ export class LibraryMapCells1764600000000 implements MigrationInterface {
           ON COMMIT DROP;
         DELETE FROM bookcase_map_dirty;
         INSERT INTO bookcase_map_dirty
-          SELECT DISTINCT 14, d.cx, d.cy FROM jsonb_to_recordset(cells) AS d(cx integer, cy integer);
+          SELECT DISTINCT ${FINEST}, d.cx, d.cy FROM jsonb_to_recordset(cells) AS d(cx integer, cy integer);
         DELETE FROM library_map_cells c USING bookcase_map_dirty d
-          WHERE c.level = 14 AND c.cx = d.cx AND c.cy = d.cy;
+          WHERE c.level = ${FINEST} AND c.cx = d.cx AND c.cy = d.cy;
         INSERT INTO library_map_cells
           (level, cx, cy, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id)
-        SELECT 14, d.cx, d.cy, count(*), sum(p.lng), sum(p.lat), min(p.lng), min(p.lat), max(p.lng), max(p.lat),
+        SELECT ${FINEST}, d.cx, d.cy, count(*), sum(p.lng), sum(p.lat), min(p.lng), min(p.lat), max(p.lng), max(p.lat),
                min(p.id)
         FROM bookcase_map_dirty d
         CROSS JOIN LATERAL (
           -- The cell's box in degrees, widened by a hair (the exact cell test follows); the outermost cells reach
           -- the poles and the antimeridian, where the grid clamps.
-          SELECT CASE WHEN d.cx = 0 THEN -180 ELSE d.cx / 65536.0 * 360 - 180 - 1e-9 END AS west,
-                 CASE WHEN d.cx = 65535 THEN 180 ELSE (d.cx + 1) / 65536.0 * 360 - 180 + 1e-9 END AS east,
+          SELECT CASE WHEN d.cx = 0 THEN -180 ELSE d.cx / ${ACROSS}.0 * 360 - 180 - 1e-9 END AS west,
+                 CASE WHEN d.cx = ${ACROSS - 1} THEN 180 ELSE (d.cx + 1) / ${ACROSS}.0 * 360 - 180 + 1e-9 END AS east,
                  CASE WHEN d.cy = 0 THEN 90
-                      ELSE degrees(atan(sinh(pi() * (1 - 2 * d.cy / 65536.0)))) + 1e-9 END AS north,
-                 CASE WHEN d.cy = 65535 THEN -90
-                      ELSE degrees(atan(sinh(pi() * (1 - 2 * (d.cy + 1) / 65536.0)))) - 1e-9 END AS south
+                      ELSE degrees(atan(sinh(pi() * (1 - 2 * d.cy / ${ACROSS}.0)))) + 1e-9 END AS north,
+                 CASE WHEN d.cy = ${ACROSS - 1} THEN -90
+                      ELSE degrees(atan(sinh(pi() * (1 - 2 * (d.cy + 1) / ${ACROSS}.0)))) - 1e-9 END AS south
         ) b
         JOIN LATERAL (
           SELECT l.id, ST_X(l.location::geometry) AS lng, ST_Y(l.location::geometry) AS lat
@@ -111,10 +115,10 @@ export class LibraryMapCells1764600000000 implements MigrationInterface {
           WHERE l.status = 'approved'
             AND point(ST_X(l.location::geometry), ST_Y(l.location::geometry))
                 <@ box(point(b.west, b.south), point(b.east, b.north))
-        ) p ON bookcase_map_cell(bookcase_map_x(p.lng), 14) = d.cx
-           AND bookcase_map_cell(bookcase_map_y(p.lat), 14) = d.cy
+        ) p ON bookcase_map_cell(bookcase_map_x(p.lng), ${FINEST}) = d.cx
+           AND bookcase_map_cell(bookcase_map_y(p.lat), ${FINEST}) = d.cy
         GROUP BY d.cx, d.cy;
-        FOR lvl IN REVERSE 13..0 LOOP
+        FOR lvl IN REVERSE ${FINEST - 1}..0 LOOP
           INSERT INTO bookcase_map_dirty
             SELECT DISTINCT lvl, d.cx / 2, d.cy / 2 FROM bookcase_map_dirty d WHERE d.level = lvl + 1;
           DELETE FROM library_map_cells c USING bookcase_map_dirty d
@@ -172,8 +176,8 @@ export class LibraryMapCells1764600000000 implements MigrationInterface {
           -- The recount reads the libraries as they are now, so it also covers rows added by this statement.
           PERFORM bookcase_map_cells_recount((
             SELECT jsonb_agg(jsonb_build_object(
-                     'cx', bookcase_map_cell(bookcase_map_x((p ->> 'lng')::double precision), 14),
-                     'cy', bookcase_map_cell(bookcase_map_y((p ->> 'lat')::double precision), 14)))
+                     'cx', bookcase_map_cell(bookcase_map_x((p ->> 'lng')::double precision), ${FINEST}),
+                     'cy', bookcase_map_cell(bookcase_map_y((p ->> 'lat')::double precision), ${FINEST})))
             FROM jsonb_array_elements(removed || coalesce(added, '[]'::jsonb)) AS p));
         END IF;
         RETURN NULL;

@@ -9,7 +9,7 @@
  */
 
 /** Levels with precomputed cells (library_map_cells); finer levels are grouped from the libraries directly. */
-export const PRECOMPUTED_LEVELS = 14;
+export const PRECOMPUTED_LEVELS = 16;
 /** At most this many cells in a feed's view, hence at most this many features (one per non-empty cell). */
 export const MAX_FEED_CELLS = 2000;
 /** From this zoom up, a feed's grid is never coarser than this level (cells of ~76 m: diagonal < 200 m). */

@@ -104,7 +104,7 @@ describe('map feed and tiles', () => {
                  bookcase_map_cell(bookcase_map_y(ST_Y(l.location::geometry)), g.level) AS cy,
                  count(*)::int AS count, min(ST_X(l.location::geometry)) AS min_lng,
                  max(ST_Y(l.location::geometry)) AS max_lat, min(l.id) AS min_id
-          FROM libraries l CROSS JOIN generate_series(0, 14) g(level)
+          FROM libraries l CROSS JOIN generate_series(0, 16) g(level)
           WHERE l.status = 'approved' GROUP BY 1, 2, 3)
         SELECT count(*)::int AS n FROM fresh f FULL JOIN library_map_cells c USING (level, cx, cy)
         WHERE f.count IS DISTINCT FROM c.count OR f.min_lng IS DISTINCT FROM c.min_lng
