@@ -11,6 +11,7 @@
  *   npm run bench -- --only ceiling,list,proximity --repeat 2    (without `ceiling`, no ratios)
  *   npm run bench -- --profile          server runs with --cpu-prof (profiles land in bench/tmp/profiles)
  *   npm run bench -- --keep             keep the database (printed) for EXPLAIN ANALYZE afterwards
+ *   npm run bench -- --database NAME    measure a database kept by an earlier run (no migration, no seeding; kept)
  *
  * Other options: --libraries N, --duration S, --warmup S, --connections 10,50, --out FILE.
  * Environment: BENCH_DATABASE_URL (or TEST_DATABASE_URL): an admin URL of a PostgreSQL server with PostGIS,
@@ -59,6 +60,7 @@ const { values: args } = parseArgs({
     repeat: { type: 'string' },
     only: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    database: { type: 'string' },
     profile: { type: 'boolean', default: false },
     libraries: { type: 'string' },
     duration: { type: 'string' },
@@ -538,7 +540,10 @@ async function main() {
   }
   const started = performance.now();
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
-  const databaseName = `bookcase_bench_${stamp}_${randomBytes(2).toString('hex')}`;
+  const reused = args.database ?? null;
+  if (reused !== null && !/^bookcase_bench_[0-9]{14}_[0-9a-f]{4}$/.test(reused))
+    usage('--database must name a database kept by an earlier run (bookcase_bench_<stamp>_<hex>)');
+  const databaseName = reused ?? `bookcase_bench_${stamp}_${randomBytes(2).toString('hex')}`;
   const url = databaseUrl(databaseName);
   const temp = mkdtempSync(join(tmpdir(), 'bookcase-bench-'));
   cleanups.push(() => rmSync(temp, { recursive: true, force: true }));
@@ -560,10 +565,10 @@ async function main() {
       if (datname.slice('bookcase_bench_'.length, 'bookcase_bench_'.length + 14) < dayAgo)
         await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     }
-    await client.query(`CREATE DATABASE ${databaseName}`);
+    if (reused === null) await client.query(`CREATE DATABASE ${databaseName}`);
     return { version, postgis };
   });
-  if (args.keep) log(`database kept: ${url}`);
+  if (args.keep || reused !== null) log(`database kept: ${url}`);
   else
     cleanups.push(() =>
       withClient(adminUrl, (client) =>
@@ -590,18 +595,22 @@ async function main() {
       process.env.MALLOC_TRIM_THRESHOLD_ ?? PRODUCTION_MALLOC.MALLOC_TRIM_THRESHOLD_,
   });
   const cli = join(root, 'dist/src/cli/main.js');
-  log(`== database ${databaseName}: migrate, seed ${settings.libraries} libraries`);
-  await run(process.execPath, [cli, 'migrate'], env);
-  log(
-    await run(
-      process.execPath,
-      [cli, 'seed', '--libraries', String(settings.libraries), '--with-photos'],
-      env,
-    ),
-  );
-  // The steady state of a production table: autovacuum has set the visibility map (index-only scans need it) and
-  // analysed the rows. Without this a run would depend on whether, and when, autovacuum starts during it.
-  await withClient(url, (client) => client.query('VACUUM (ANALYZE) libraries'));
+  if (reused === null) {
+    log(`== database ${databaseName}: migrate, seed ${settings.libraries} libraries`);
+    await run(process.execPath, [cli, 'migrate'], env);
+    log(
+      await run(
+        process.execPath,
+        [cli, 'seed', '--libraries', String(settings.libraries), '--with-photos'],
+        env,
+      ),
+    );
+    // The steady state of a production table: autovacuum has set the visibility map (index-only scans need it) and
+    // analysed the rows. Without this a run would depend on whether, and when, autovacuum starts during it.
+    await withClient(url, (client) => client.query('VACUUM (ANALYZE) libraries'));
+  } else {
+    log(`== database ${databaseName}: reused as it is (no migration, no seeding)`);
+  }
 
   const photo = twelveMegapixelJpeg();
 
