@@ -357,9 +357,10 @@ export class LibrariesRepository {
   /**
    * Runs a read. A `prepared` statement is parsed once per pooled connection and then only executed, named after its
    * text (identical statements share a name; a list has a few dozen shapes). PostgreSQL plans it with the actual
-   * values for the first executions and keeps a generic plan only when that is estimated to cost no more.
+   * values for the first executions and keeps a generic plan only when that is estimated to cost no more. Public for
+   * the other readers of approved libraries (the map), whose statements are as costly to plan.
    */
-  private async read<T>(text: string, params: unknown[], prepared: boolean): Promise<T[]> {
+  async read<T>(text: string, params: unknown[], prepared: boolean): Promise<T[]> {
     if (!prepared) return this.dataSource.query<T[]>(text, params);
     const pool = (this.dataSource.driver as PostgresDriver).master as pg.Pool;
     const client = await pool.connect();

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import {
   APPROVED_POINT,
   LibrariesRepository,
@@ -82,19 +80,18 @@ const inRange = (sql: Sql, cx: string, cy: string, r: CellRange) =>
  */
 @Injectable()
 export class MapRepository {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly libraries: LibrariesRepository,
-  ) {}
+  constructor(private readonly libraries: LibrariesRepository) {}
 
   /** The non-empty cells of `level` inside the boxes, ordered by row then column. */
   async findFeedCells(boxes: GeoBox[], level: number, filters: MapFilters): Promise<MapCellRow[]> {
     const sql = new Sql();
-    const parts =
-      hasFilters(filters) || level > PRECOMPUTED_LEVELS
-        ? this.groupedLibraries(sql, boxes, level, filters)
-        : boxes.map((box) => this.precomputedParts(sql, box, level)).join(' UNION ALL ');
-    return this.dataSource.query<MapCellRow[]>(this.cellsStatement(parts), sql.params);
+    const grouped = hasFilters(filters) || level > PRECOMPUTED_LEVELS;
+    const parts = grouped
+      ? this.groupedLibraries(sql, boxes, level, filters)
+      : boxes.map((box) => this.precomputedParts(sql, box, level)).join(' UNION ALL ');
+    // The grid's statements come in a handful of shapes and cost more to plan (~1 ms) than to run: prepared per
+    // connection. Filtered ones are not, as a text filter's selectivity decides their plan (see LibrariesRepository).
+    return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, !grouped);
   }
 
   /** A tile encoded by PostGIS (ST_AsMVT): layer `libraries` (ordered by id), then `clusters` (by row, column). */
@@ -105,9 +102,7 @@ export class MapRepository {
   ): Promise<{ tile: Buffer; libraries: number; clusters: number }> {
     const sql = new Sql();
     const features = this.tileFeatures(sql, z, x, y);
-    const rows = await this.dataSource.query<
-      { tile: Buffer; libraries: number; clusters: number }[]
-    >(
+    const rows = await this.libraries.read<{ tile: Buffer; libraries: number; clusters: number }>(
       `WITH f AS (${features}, ST_MakePoint(f.px, f.py) AS geom FROM f0 f)
        SELECT
          coalesce((SELECT ST_AsMVT(t, 'libraries', ${TILE_EXTENT}, 'geom')
@@ -117,6 +112,7 @@ export class MapRepository {
          (SELECT count(*)::int FROM f WHERE n = 1) AS libraries,
          (SELECT count(*)::int FROM f WHERE n > 1) AS clusters`,
       sql.params,
+      true,
     );
     return rows[0];
   }
@@ -125,10 +121,11 @@ export class MapRepository {
   findTileFeatures(z: number, x: number, y: number): Promise<TileFeatureRow[]> {
     const sql = new Sql();
     const features = this.tileFeatures(sql, z, x, y);
-    return this.dataSource.query<TileFeatureRow[]>(
+    return this.libraries.read<TileFeatureRow>(
       `WITH f AS (${features} FROM f0 f)
        SELECT n, id, slug, name, px, py FROM f ORDER BY (n > 1), CASE WHEN n = 1 THEN id END, cy, cx`,
       sql.params,
+      true,
     );
   }
 
