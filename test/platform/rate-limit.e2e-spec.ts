@@ -39,7 +39,6 @@ const GUARDED_GLOBAL: Route = { method: 'get', path: 'guarded-global' };
 const TIERS: { tier: string; route: Route; limit: number; ok: number; message: string }[] = [
   { tier: 'read', route: READ, limit: 60, ok: 200, message: GENERIC },
   { tier: 'write', route: WRITE, limit: 10, ok: 201, message: GENERIC },
-  { tier: 'map', route: { method: 'get', path: 'map' }, limit: 600, ok: 200, message: GENERIC },
   {
     tier: 'login',
     route: LOGIN,
@@ -68,6 +67,7 @@ const TIERS: { tier: string; route: Route; limit: number; ok: number; message: s
     ok: 200,
     message: 'Too many social login attempts. Please try again later.',
   },
+  { tier: 'map', route: { method: 'get', path: 'map' }, limit: 600, ok: 200, message: GENERIC },
 ];
 
 function call(t: TestApp, route: Route, forwardedFor?: string): Promise<Response> {
