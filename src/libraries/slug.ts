@@ -14,6 +14,7 @@ export const RESERVED_SLUGS = new Set([
   'moderation',
   'map',
   'tiles',
+  'export',
 ]);
 const MAX_BASE_LENGTH = 200;
 

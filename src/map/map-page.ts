@@ -21,8 +21,9 @@ export const MAP_ASSETS = '/assets/map';
 export const MAPLIBRE_ASSETS = '/assets/maplibre-gl';
 export const TILE_URL = '/api/v1/libraries/tiles/{z}/{x}/{y}.mvt';
 
-/** The footer's links. Later pages (the open-data export, say) add theirs here. */
+/** The footer's links (add a page's link here). */
 export const FOOTER_LINKS: { href: string; label: string }[] = [
+  { href: '/api/v1/libraries/export/latest.geojson', label: 'Open data (GeoJSON)' },
   { href: '/api/v1/docs', label: 'API documentation' },
   { href: '/api/v1/openapi.json', label: 'OpenAPI document' },
   { href: '/admin', label: 'Staff console' },
