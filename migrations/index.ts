@@ -5,6 +5,7 @@ import { MapContribution1764000000000 } from './1764000000000-map-contribution.j
 import { AdminConsole1764100000000 } from './1764100000000-admin-console.js';
 import { ProximityCount1764200000000 } from './1764200000000-proximity-count.js';
 import { MediaReferences1764400000000 } from './1764400000000-media-references.js';
+import { LibraryMapCells1764600000000 } from './1764600000000-library-map-cells.js';
 import { OpenData1764800000000 } from './1764800000000-open-data.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   AdminConsole1764100000000,
   ProximityCount1764200000000,
   MediaReferences1764400000000,
+  LibraryMapCells1764600000000,
   OpenData1764800000000,
 ];
