@@ -103,7 +103,7 @@ describe('OpenAPI document', () => {
 
   it('documents the map feed (GeoJSON) and the vector tiles (MVT) with every status', () => {
     const feed = document.paths['/api/v1/libraries/map'].get;
-    expect(Object.keys(feed.responses).sort()).toEqual(['200', '304', '422', '429', '500']);
+    expect(Object.keys(feed.responses).sort()).toEqual(['200', '304', '422', '429', '500', '503']);
     expect(feed.responses['200'].content).toEqual({
       'application/geo+json': { schema: { $ref: '#/components/schemas/MapFeedResponse' } },
     });
@@ -114,7 +114,15 @@ describe('OpenAPI document', () => {
       ['bbox', 'city', 'country', 'has_photo', 'postal_code', 'q', 'search', 'zoom'].sort(),
     );
     const tile = document.paths['/api/v1/libraries/tiles/{z}/{x}/{y}.mvt'].get;
-    expect(Object.keys(tile.responses).sort()).toEqual(['200', '204', '304', '422', '429', '500']);
+    expect(Object.keys(tile.responses).sort()).toEqual([
+      '200',
+      '204',
+      '304',
+      '422',
+      '429',
+      '500',
+      '503',
+    ]);
     expect(tile.responses['200'].content).toEqual({
       'application/vnd.mapbox-vector-tile': { schema: { type: 'string', format: 'binary' } },
     });
