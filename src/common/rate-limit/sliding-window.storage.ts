@@ -30,6 +30,7 @@ export abstract class RateLimitStorage implements ThrottlerStorage {
     ttl: number,
     limit: number,
     blockDuration: number,
+    _throttlerName?: string,
   ): Promise<ThrottlerStorageRecord> {
     if (blockDuration !== 0) {
       throw new Error(`RateLimitStorage is a pure sliding window: blockDuration must be 0`);
