@@ -11,6 +11,8 @@
  *   npm run bench -- --only ceiling,list,proximity --repeat 2    (without `ceiling`, no ratios)
  *   npm run bench -- --profile          server runs with --cpu-prof (profiles land in bench/tmp/profiles)
  *   npm run bench -- --keep             keep the database (printed) for EXPLAIN ANALYZE afterwards
+ *   npm run bench -- --embedded         the embedded default instead: idle RSS of the API and database processes,
+ *                                       restart-to-ready time (scripts/bench-embedded.mjs)
  *
  * Other options: --libraries N, --duration S, --warmup S, --connections 10,50, --out FILE.
  * Environment: BENCH_DATABASE_URL (or TEST_DATABASE_URL): an admin URL of a PostgreSQL server with PostGIS,
@@ -32,6 +34,9 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import sharp from 'sharp';
+
+// `--embedded`: the embedded default's memory and restart time instead (scripts/bench-embedded.mjs, issue 16).
+if (process.argv.includes('--embedded')) await import('./bench-embedded.mjs');
 
 const root = new URL('..', import.meta.url).pathname;
 const dist = (path) => new URL(`../dist/src/${path}`, import.meta.url).href;

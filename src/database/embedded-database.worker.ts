@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
-import { postgis } from '@electric-sql/pglite-postgis';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { lazyPostgis, unpackedPostgis } from './embedded-postgis.js';
 
 const [dataDir, portArg] = process.argv.slice(2);
 if (!dataDir) {
@@ -21,12 +21,23 @@ if (!dataDir) {
 }
 const serverFile = join(dataDir, 'server.json');
 
+/** postgresql.conf of the embedded server (a development database of a few thousand to 100k rows). */
+const EMBEDDED_SETTINGS = [
+  'shared_buffers = 16MB',
+  'temp_buffers = 2MB',
+  'work_mem = 4MB',
+  'maintenance_work_mem = 32MB',
+];
+
 async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   // Claim the directory before opening it; the parent checked that no live server holds it.
   writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port: null }));
   const db = await PGlite.create(join(dataDir, 'pgdata'), {
-    extensions: { postgis, pg_trgm, unaccent },
+    extensions: { postgis: lazyPostgis(unpackedPostgis(dataDir)), pg_trgm, unaccent },
+    // PostgreSQL's defaults size a server: 128 MB of shared buffers alone. One local session needs far less
+    // (idle RSS measured with `npm run bench -- --embedded`; bench/README.md).
+    postgresqlconf: EMBEDDED_SETTINGS,
   });
   const server = new PGLiteSocketServer({
     db,
