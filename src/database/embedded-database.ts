@@ -63,6 +63,27 @@ async function runningServer(dataDir: string): Promise<number | null> {
   }
 }
 
+/** Creates a new database in a process of its own, which then exits (see the worker's `--prepare`). */
+function prepareDatabase(directory: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = fork(workerPath(), ['--prepare', directory], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let failure = '';
+    child.on('message', (message: WorkerMessage) => {
+      if (message.type === 'error') failure = message.message;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(`embedded database could not be created: ${failure || `exit code ${code}`}`),
+          ),
+    );
+  });
+}
+
 /**
  * The embedded PGlite server for `dataDir` (`DATA_DIR/db`): joins the one another process runs for it, or starts
  * one in a child process. Returns its loopback URL.
@@ -73,6 +94,7 @@ export async function startEmbeddedDatabase(dataDir: string, port = 0): Promise<
   if (existing !== null)
     return { url: urlFor(existing), owned: false, stop: async () => undefined };
 
+  if (!existsSync(join(directory, 'pgdata', 'PG_VERSION'))) await prepareDatabase(directory);
   const child: ChildProcess = fork(workerPath(), [directory, String(port)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

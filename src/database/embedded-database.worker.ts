@@ -5,6 +5,11 @@
  *
  * Only one process may open a data directory: the worker holds `<dataDir>/server.json` ({pid, port}) while it
  * runs, and other processes (the CLI next to `npm start`) connect to that server instead of opening the files.
+ *
+ * With `--prepare` it creates a new database instead (initdb, then the extensions the migrations need) and exits.
+ * startEmbeddedDatabase() runs that in a process of its own before the server's: PGlite's WebAssembly heap never
+ * shrinks, and initdb and `CREATE EXTENSION postgis` (a 7.5 MB script) leave it about 250 MB larger than a server
+ * that opens an existing database ever needs.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,9 +19,10 @@ import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { lazyPostgis, unpackedPostgis } from './embedded-postgis.js';
 
-const [dataDir, portArg] = process.argv.slice(2);
+const prepare = process.argv[2] === '--prepare';
+const [dataDir, portArg] = process.argv.slice(prepare ? 3 : 2);
 if (!dataDir) {
-  process.stderr.write('usage: embedded-database.worker <data-dir> [port]\n');
+  process.stderr.write('usage: embedded-database.worker [--prepare] <data-dir> [port]\n');
   process.exit(2);
 }
 const serverFile = join(dataDir, 'server.json');
@@ -29,16 +35,33 @@ const EMBEDDED_SETTINGS = [
   'maintenance_work_mem = 32MB',
 ];
 
+function open(): Promise<PGlite> {
+  return PGlite.create(join(dataDir, 'pgdata'), {
+    extensions: { postgis: lazyPostgis(unpackedPostgis(dataDir)), pg_trgm, unaccent },
+    // PostgreSQL's defaults size a server: 128 MB of shared buffers alone. One local session needs far less
+    // (idle RSS measured with `npm run bench -- --embedded`; docs/architecture.md).
+    postgresqlconf: EMBEDDED_SETTINGS,
+  });
+}
+
+/** `--prepare`: a new database with the migrations' extensions (they create them IF NOT EXISTS). */
+async function prepareDatabase(): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port: null }));
+  const db = await open();
+  await db.exec(
+    'CREATE EXTENSION IF NOT EXISTS postgis; CREATE EXTENSION IF NOT EXISTS pg_trgm; CREATE EXTENSION IF NOT EXISTS unaccent',
+  );
+  await db.close();
+  rmSync(serverFile, { force: true });
+  process.exit(0);
+}
+
 async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   // Claim the directory before opening it; the parent checked that no live server holds it.
   writeFileSync(serverFile, JSON.stringify({ pid: process.pid, port: null }));
-  const db = await PGlite.create(join(dataDir, 'pgdata'), {
-    extensions: { postgis: lazyPostgis(unpackedPostgis(dataDir)), pg_trgm, unaccent },
-    // PostgreSQL's defaults size a server: 128 MB of shared buffers alone. One local session needs far less
-    // (idle RSS measured with `npm run bench -- --embedded`; bench/README.md).
-    postgresqlconf: EMBEDDED_SETTINGS,
-  });
+  const db = await open();
   const server = new PGLiteSocketServer({
     db,
     host: '127.0.0.1',
@@ -67,7 +90,7 @@ async function main(): Promise<void> {
   process.send?.({ type: 'ready', port });
 }
 
-main().catch((error: unknown) => {
+(prepare ? prepareDatabase() : main()).catch((error: unknown) => {
   rmSync(serverFile, { force: true });
   process.send?.({
     type: 'error',
