@@ -25,7 +25,6 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -34,6 +33,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import sharp from 'sharp';
+import { freePort } from './free-port.mjs';
 
 // `--embedded`: the embedded default's memory and restart time instead (scripts/bench-embedded.mjs, issue 16).
 if (process.argv.includes('--embedded')) await import('./bench-embedded.mjs');
@@ -198,17 +198,6 @@ function run(command, commandArgs, env) {
         ? resolveRun(output.trim())
         : reject(new Error(`${commandArgs.join(' ')} exited with ${code}:\n${output.trim()}`)),
     );
-  });
-}
-
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
   });
 }
 
