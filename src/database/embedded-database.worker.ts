@@ -13,17 +13,11 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { lazyPostgis, unpackedPostgis } from './embedded-postgis.js';
-
-// PostgreSQL and PostGIS are 27 MB of WebAssembly. V8's baseline compiler (Liftoff) alone keeps the worker about
-// 100 MB smaller than tiering hot functions up to TurboFan, and measured no slower per read, TurboFan's compile work
-// included (docs/architecture.md). Set before PGlite compiles anything; an unknown flag would be ignored.
-setFlagsFromString('--liftoff-only');
 
 const prepare = process.argv[2] === '--prepare';
 const [dataDir, portArg] = process.argv.slice(prepare ? 3 : 2);
