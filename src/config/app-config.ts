@@ -6,7 +6,7 @@ import { validateSync, type ValidationError } from 'class-validator';
 import { EnvironmentVariables } from './env.schema.js';
 
 export type RateLimitTier =
-  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'export';
+  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'map' | 'export';
 
 export const LAUNCH_GATES = [
   'plan',
@@ -62,6 +62,8 @@ export class AppConfig {
     batchMaxSize: number;
     launchGates: string[];
   };
+  /** The public map page's base map (style JSON URL or raster tile template); null: a plain background. */
+  readonly mapStyleUrl!: string | null;
   /** The service's public name (open-data attribution). */
   readonly serviceName!: string;
   /** The open-data export: regenerated every `intervalSeconds`; null = only on demand (`npm run cli -- export`). */
@@ -212,6 +214,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         register: env.RATE_LIMIT_REGISTER ?? 5,
         refresh: env.RATE_LIMIT_REFRESH ?? 15,
         social: env.RATE_LIMIT_SOCIAL ?? 10,
+        map: env.RATE_LIMIT_MAP ?? 600,
         export: env.RATE_LIMIT_EXPORT ?? 30,
       },
     },
@@ -243,6 +246,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       batchMaxSize: env.MAPDB_BATCH_MAX_SIZE ?? 10,
       launchGates: gates,
     },
+    mapStyleUrl: env.MAP_STYLE_URL || null,
     serviceName: env.SERVICE_NAME ?? 'Bookcase Directory',
     openDataExport: { intervalSeconds: exportInterval },
     contributorAgreement: {

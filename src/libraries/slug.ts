@@ -12,6 +12,8 @@ export const RESERVED_SLUGS = new Set([
   'favourites',
   'mine',
   'moderation',
+  'map',
+  'tiles',
   'export',
 ]);
 const MAX_BASE_LENGTH = 200;
