@@ -414,11 +414,43 @@ export class MapContributionService {
     return this.detail(slug);
   }
 
+  /**
+   * The API's preview: "a library can be previewed only when all hold", so an ineligible one is refused (409 with
+   * the record's blockers) and its tags are not rendered.
+   */
   async preview(slug: string, verified: VerifiedValues): Promise<PreviewResponse> {
+    const { library, record, blockers } = await this.previewFacts(slug);
+    if (blockers.length)
+      throw refused(blockers, 'This library cannot be previewed: not every condition holds.');
+    return this.previewOf(library, record, blockers, verified);
+  }
+
+  /**
+   * The dry run of a write, eligible or not: the staff console's preview and confirmation pages show it beside the
+   * failing conditions (their confirm button stays disabled while any blocks the write).
+   */
+  async dryRun(slug: string, verified: VerifiedValues): Promise<PreviewResponse> {
+    const { library, record, blockers } = await this.previewFacts(slug);
+    return this.previewOf(library, record, blockers, verified);
+  }
+
+  private async previewFacts(slug: string) {
     await this.confirmPermissionsIfDue();
     const library = await this.library(slug);
     const record = await this.repository.findRecord(library.id);
-    const blockers = this.blockers(library, record, await this.gates.current());
+    return {
+      library,
+      record,
+      blockers: this.blockers(library, record, await this.gates.current()),
+    };
+  }
+
+  private previewOf(
+    library: ContributionLibraryRow,
+    record: ContributionRow | null,
+    blockers: Blocker[],
+    verified: VerifiedValues,
+  ): PreviewResponse {
     return {
       eligible: blockers.length === 0,
       blockers,

@@ -83,6 +83,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Every error is `{message, details}`.',
     )
     .setVersion(API_VERSION)
+    .addServer('/', 'The server that serves this document')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
     .build();
   const document = SwaggerModule.createDocument(app, config, {
@@ -97,11 +98,23 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         operation.responses[status] ??= { description, ...ref(model) };
       };
       if (route && (!route.isPublic || route.optionalAuth)) {
-        operation.security = [{ bearer: [] }];
+        operation.security = route.optionalAuth ? [{ bearer: [] }, {}] : [{ bearer: [] }];
+      } else {
+        operation.security = [];
       }
       if (route && !route.isPublic && !route.optionalAuth)
         add('401', 'Missing, invalid or expired access token.', ErrorResponse);
       if (route?.staffOnly) add('403', 'Staff access required.', ErrorResponse);
+      if ((operation.parameters as { in?: string }[] | undefined)?.some((p) => p.in === 'path'))
+        add('404', 'Not found: no such object, or one the caller may not see.', ErrorResponse);
+      if (operation.requestBody) {
+        add(
+          '400',
+          'Malformed body (`Cannot parse request body.`) or a refused value.',
+          ErrorResponse,
+        );
+        add('413', 'Request body too large.', ErrorResponse);
+      }
       if (operation.parameters?.length || operation.requestBody) {
         add('422', 'Request validation error.', ValidationErrorResponse);
       }
@@ -110,5 +123,31 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       add('500', 'Unexpected error.', ErrorResponse);
     }
   }
+  nullableForValidators(document.components?.schemas ?? {});
   return document;
+}
+
+/**
+ * `nullable: true` as OpenAPI 3.0 validators (Ajv) read it: it only widens a `type`, so a nullable `enum` must list
+ * `null` itself, and a nullable reference (which @nestjs/swagger writes as `allOf: [$ref]` beside `nullable`) becomes
+ * `anyOf: [$ref, null]`. Applied to every schema, so a new nullable field cannot reintroduce the problem.
+ */
+export function nullableForValidators(node: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach(nullableForValidators);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  for (const value of Object.values(schema)) nullableForValidators(value);
+  if (schema.nullable !== true) return;
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum.push(null);
+  const refs = (schema.allOf ?? (schema.$ref ? [{ $ref: schema.$ref }] : null)) as unknown[] | null;
+  if (refs?.length === 1 && !schema.properties) {
+    delete schema.allOf;
+    delete schema.$ref;
+    delete schema.type;
+    delete schema.nullable;
+    schema.anyOf = [refs[0], { type: 'object', nullable: true, enum: [null] }];
+  }
 }

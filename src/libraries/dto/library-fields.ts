@@ -78,6 +78,7 @@ export class LibraryOptionalFields {
   @IsInt()
   @Min(0)
   @Max(1_000_000)
+  @ApiPropertyOptional({ type: 'integer' })
   capacity?: number;
 
   @IsOptional()
