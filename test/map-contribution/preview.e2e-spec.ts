@@ -84,6 +84,8 @@ describe('map contribution preview', () => {
     const query = new URLSearchParams(
       Object.entries(flags).map(([key, value]): [string, string] => [key, String(value)]),
     );
+    // Only an eligible library can be previewed: its duplicate check must be fresh.
+    await checkPasses(t.http, staff, lib.slug);
     const res = await adminGet(t.http, staff.access, `/${lib.slug}/preview?${query}`);
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('private, no-store');

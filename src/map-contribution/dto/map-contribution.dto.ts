@@ -176,8 +176,9 @@ export class BlockedDetails {
 export class BlockedResponse {
   @ApiProperty({ example: 'The action is not allowed for this library now.' })
   message: string;
-  @ApiProperty({ type: BlockedDetails })
-  details: BlockedDetails;
+  /** null when the request conflicts with existing data (e.g. an element already linked to another library). */
+  @ApiProperty({ type: BlockedDetails, nullable: true })
+  details: BlockedDetails | null;
 }
 
 export class ContributionLibraryDto {
