@@ -9,6 +9,7 @@ import {
   RateLimitedResponse,
   ValidationErrorResponse,
 } from '../errors/error.response.js';
+import { PUBLIC_CACHE_KEY } from '../http/cache-control.js';
 import { RATE_LIMIT_KEY } from '../rate-limit/rate-limit.decorator.js';
 
 export const API_VERSION = '1.8.0';
@@ -18,6 +19,7 @@ interface RouteFacts {
   optionalAuth: boolean;
   staffOnly: boolean;
   rateLimited: boolean;
+  publicCache: boolean;
 }
 
 type ResponseMap = Record<string, unknown>;
@@ -60,6 +62,7 @@ function routeFacts(app: INestApplication): Map<string, RouteFacts> {
         optionalAuth: Boolean(reflector.getAllAndOverride(OPTIONAL_AUTH_KEY, targets)),
         staffOnly: Boolean(reflector.getAllAndOverride(STAFF_ONLY_KEY, targets)),
         rateLimited: rateLimit !== undefined && rateLimit !== 'none',
+        publicCache: reflector.getAllAndOverride(PUBLIC_CACHE_KEY, targets) !== undefined,
       });
     }
   }
@@ -121,10 +124,43 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       if (route?.rateLimited)
         add('429', 'Rate limit exceeded; details.retry_after in seconds.', RateLimitedResponse);
       add('500', 'Unexpected error.', ErrorResponse);
+      if (route?.publicCache) documentPublicCache(operation.responses);
     }
   }
   nullableForValidators(document.components?.schemas ?? {});
   return document;
+}
+
+const header = (description: string, required = false) => ({
+  description,
+  required,
+  schema: { type: 'string' },
+});
+
+/** Anonymous reads of a @PublicCache route: shared-cacheable, revalidated with ETag / If-None-Match (304). */
+function documentPublicCache(responses: ResponseMap): void {
+  const ok = responses['200'] as { headers?: Record<string, unknown> } | undefined;
+  if (ok) {
+    ok.headers = {
+      ...ok.headers,
+      'Cache-Control': {
+        ...header(
+          '`public, max-age=0, s-maxage=N` for anonymous reads; `private, no-store` with a token.',
+          true,
+        ),
+        schema: {
+          type: 'string',
+          pattern: '^(public, max-age=0, s-maxage=\\d+|private, no-store)$',
+        },
+      },
+      ETag: header('Anonymous reads only: send it back as If-None-Match to revalidate.'),
+      Vary: header('`Authorization`.'),
+    };
+  }
+  responses['304'] ??= {
+    description: 'Not modified: the If-None-Match ETag of an anonymous read still matches.',
+    headers: { ETag: header('The same ETag.', true) },
+  };
 }
 
 /**

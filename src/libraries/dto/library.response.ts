@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PaginationMeta } from '../../common/pagination/pagination.js';
 
 /** The public list item: exactly the spec's 23 fields. */
@@ -48,6 +48,13 @@ export class LibraryDetailResponse extends LibraryItemResponse {
   /** Approved community photos, newest first. */
   @ApiProperty({ type: [CommunityPhotoItemResponse] })
   photos: CommunityPhotoItemResponse[];
+
+  /** Only in the submitter's own view of a rejected library. */
+  @ApiPropertyOptional({ enum: ['rejected'] })
+  status?: string;
+
+  /** Only in the submitter's own view of a rejected library; "" when no reason was given. */
+  rejection_reason?: string;
 }
 
 /** The create response: the item plus the submitter's own permission value. */
