@@ -4,6 +4,7 @@
  * Used by the e2e global setup (the response-validation harness of test/support/app.ts reads the file it writes).
  */
 import { join } from 'node:path';
+import request from 'supertest';
 
 const dist = new URL('../../dist/', import.meta.url).pathname;
 
@@ -24,11 +25,9 @@ export async function servedDocument(databaseUrl) {
   );
   try {
     await configureApp(app, config);
-    await app.listen(0, '127.0.0.1');
-    const { port } = app.getHttpServer().address();
-    const response = await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`);
-    if (!response.ok) throw new Error(`openapi.json answered ${response.status}`);
-    return await response.json();
+    const response = await request(app.getHttpServer()).get('/api/v1/openapi.json');
+    if (response.status !== 200) throw new Error(`openapi.json answered ${response.status}`);
+    return response.body;
   } finally {
     await app.close();
   }
