@@ -11,6 +11,10 @@
  *   npm run bench -- --only ceiling,list,proximity --repeat 2    (without `ceiling`, no ratios)
  *   npm run bench -- --profile          server runs with --cpu-prof (profiles land in bench/tmp/profiles)
  *   npm run bench -- --keep             keep the database (printed) for EXPLAIN ANALYZE afterwards
+ *   npm run bench -- --database NAME    measure a database kept by an earlier run (no migration, no seeding; kept)
+ *   npm run bench -- --only export --libraries 1000000 --out bench/tmp/export-1m.json
+ *                                       the open-data export (`npm run cli -- export`, twice: a new version, then
+ *                                       an unchanged pass): wall time, CPU and peak RSS of the CLI process
  *
  * Other options: --libraries N, --duration S, --warmup S, --connections 10,50, --out FILE.
  * Environment: BENCH_DATABASE_URL (or TEST_DATABASE_URL): an admin URL of a PostgreSQL server with PostGIS,
@@ -21,7 +25,15 @@
 /* global fetch */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -49,6 +61,9 @@ const SCENARIOS = [
   'countries',
   'favourites',
   'submit-photo',
+  'map-feed',
+  'tiles',
+  'export',
 ];
 
 const { values: args } = parseArgs({
@@ -57,6 +72,7 @@ const { values: args } = parseArgs({
     repeat: { type: 'string' },
     only: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    database: { type: 'string' },
     profile: { type: 'boolean', default: false },
     libraries: { type: 'string' },
     duration: { type: 'string' },
@@ -170,6 +186,9 @@ function appEnv(extra) {
     'AI_',
     'MAPDB_',
     'BENCH_CEILING_ROUTE',
+    'EXPORT_',
+    'SERVICE_NAME',
+    'CONTRIBUTOR_AGREEMENT_',
   ];
   for (const key of Object.keys(env)) {
     if (appPrefixes.some((prefix) => key === prefix || key.startsWith(prefix))) delete env[key];
@@ -428,10 +447,20 @@ async function measure(base, probe, spec, connections) {
     );
   }
   const latencies = [];
+  let bytes = 0;
   const before = await probe.snapshot();
-  const result = await cannon(base, spec, connections, settings.duration, (_c, status, _b, ms) => {
-    if (status >= 200 && status < 300) latencies.push(ms);
-  });
+  const result = await cannon(
+    base,
+    spec,
+    connections,
+    settings.duration,
+    (_c, status, size, ms) => {
+      if (status >= 200 && status < 300) {
+        latencies.push(ms);
+        bytes += size;
+      }
+    },
+  );
   const after = await probe.snapshot();
   const peakRss = await rss.stop();
   latencies.sort((a, b) => a - b);
@@ -443,6 +472,7 @@ async function measure(base, probe, spec, connections) {
   const postgresCpu = delta(after, before, 'postgres');
   return {
     rps: ok / (result.duration || seconds),
+    bytesPerResponse: ok ? bytes / ok : null,
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
     peakRss,
@@ -502,6 +532,7 @@ async function measureColdStatistics(url) {
     const mean = times.reduce((sum, t) => sum + t, 0) / times.length;
     return {
       rps: 1000 / mean,
+      bytesPerResponse: null,
       p50: quantile(times, 0.5),
       p99: quantile(times, 0.99),
       peakRss: null,
@@ -517,6 +548,59 @@ async function measureColdStatistics(url) {
   }
 }
 
+/**
+ * The open-data export, run as `npm run cli -- export` in a child process, twice: the first pass writes a version,
+ * the second reads everything again and finds nothing changed. Peak RSS is sampled every 100 ms; CPU is exact (the
+ * child's, from this process's reaped-children counters, and the database backends').
+ */
+async function measureExport(cli, env, databaseName, mediaRoot) {
+  const passes = [];
+  for (const pass of ['new version', 'unchanged']) {
+    const cpuBefore = await processCpuMs(process.pid, true);
+    const pgBefore = await postgresCpuMs(databaseName);
+    const started = performance.now();
+    const child = spawn(process.execPath, [cli, 'export'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const keep = (chunk) => (output = (output + chunk).slice(-4000));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    let exitCode = null;
+    const exited = new Promise((resolveExit) =>
+      child.on('exit', (code) => {
+        exitCode = code ?? 1;
+        resolveExit();
+      }),
+    );
+    let peak = 0;
+    while (exitCode === null) {
+      const rss = await rssBytes(child.pid);
+      if (rss !== null) peak = Math.max(peak, rss);
+      await Promise.race([exited, sleep(100)]);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    if (exitCode !== 0) throw new Error(`export exited with ${exitCode}:\n${output}`);
+    const cpuAfter = await processCpuMs(process.pid, true);
+    const pgAfter = await postgresCpuMs(databaseName);
+    passes.push({
+      pass,
+      seconds,
+      peakRssMb: peak / 2 ** 20,
+      nodeCpuMs: cpuAfter !== null && cpuBefore !== null ? cpuAfter - cpuBefore : null,
+      pgCpuMs: pgAfter !== null && pgBefore !== null ? pgAfter - pgBefore : null,
+      summary: output.trim().split('\n').pop(),
+    });
+  }
+  const files = readdirSync(join(mediaRoot, 'exports')).map((name) => ({
+    name,
+    mb: statSync(join(mediaRoot, 'exports', name)).size / 1e6,
+  }));
+  return { passes, files };
+}
+
 // --- the run ---------------------------------------------------------------------------------------------------
 async function main() {
   if (!existsSync(join(root, 'dist/src/main.js'))) {
@@ -524,7 +608,10 @@ async function main() {
   }
   const started = performance.now();
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
-  const databaseName = `bookcase_bench_${stamp}_${randomBytes(2).toString('hex')}`;
+  const reused = args.database ?? null;
+  if (reused !== null && !/^bookcase_bench_[0-9]{14}_[0-9a-f]{4}$/.test(reused))
+    usage('--database must name a database kept by an earlier run (bookcase_bench_<stamp>_<hex>)');
+  const databaseName = reused ?? `bookcase_bench_${stamp}_${randomBytes(2).toString('hex')}`;
   const url = databaseUrl(databaseName);
   const temp = mkdtempSync(join(tmpdir(), 'bookcase-bench-'));
   cleanups.push(() => rmSync(temp, { recursive: true, force: true }));
@@ -546,10 +633,10 @@ async function main() {
       if (datname.slice('bookcase_bench_'.length, 'bookcase_bench_'.length + 14) < dayAgo)
         await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     }
-    await client.query(`CREATE DATABASE ${databaseName}`);
+    if (reused === null) await client.query(`CREATE DATABASE ${databaseName}`);
     return { version, postgis };
   });
-  if (args.keep) log(`database kept: ${url}`);
+  if (args.keep || reused !== null) log(`database kept: ${url}`);
   else
     cleanups.push(() =>
       withClient(adminUrl, (client) =>
@@ -568,6 +655,8 @@ async function main() {
     DATA_DIR: join(temp, 'data'),
     MEDIA_ROOT: join(temp, 'media'),
     BENCH_CEILING_ROUTE: 'true',
+    // The server never exports on its own during a run (the `export` scenario runs the CLI).
+    EXPORT_INTERVAL: 'off',
     // glibc's allocator as the Docker image configures it (see the Dockerfile): without these, the memory sharp
     // frees stays in per-thread arenas and the photo scenario's RSS growth is ~60 MB higher. A caller's own
     // values win, so `MALLOC_ARENA_MAX= npm run bench` measures the glibc defaults.
@@ -576,20 +665,25 @@ async function main() {
       process.env.MALLOC_TRIM_THRESHOLD_ ?? PRODUCTION_MALLOC.MALLOC_TRIM_THRESHOLD_,
   });
   const cli = join(root, 'dist/src/cli/main.js');
-  log(`== database ${databaseName}: migrate, seed ${settings.libraries} libraries`);
-  await run(process.execPath, [cli, 'migrate'], env);
-  log(
-    await run(
-      process.execPath,
-      [cli, 'seed', '--libraries', String(settings.libraries), '--with-photos'],
-      env,
-    ),
-  );
-  // The steady state of a production table: autovacuum has set the visibility map (index-only scans need it) and
-  // analysed the rows. Without this a run would depend on whether, and when, autovacuum starts during it.
-  await withClient(url, (client) => client.query('VACUUM (ANALYZE) libraries'));
+  if (reused === null) {
+    log(`== database ${databaseName}: migrate, seed ${settings.libraries} libraries`);
+    await run(process.execPath, [cli, 'migrate'], env);
+    log(
+      await run(
+        process.execPath,
+        [cli, 'seed', '--libraries', String(settings.libraries), '--with-photos'],
+        env,
+      ),
+    );
+    // The steady state of a production table: autovacuum has set the visibility map (index-only scans need it) and
+    // analysed the rows. Without this a run would depend on whether, and when, autovacuum starts during it.
+    await withClient(url, (client) => client.query('VACUUM (ANALYZE) libraries'));
+  } else {
+    log(`== database ${databaseName}: reused as it is (no migration, no seeding)`);
+  }
 
-  const photo = twelveMegapixelJpeg();
+  // Only the upload scenario needs the 12 MP photo (seconds of CPU to make).
+  const photo = settings.only.includes('submit-photo') ? twelveMegapixelJpeg() : Buffer.alloc(0);
 
   // The server.
   const port = await freePort();
@@ -688,7 +782,8 @@ async function main() {
     data: await photo,
   });
   let submissions = 0;
-  log(`12 MP upload: ${(upload.size / 1e6).toFixed(1)} MB`);
+  if (settings.only.includes('submit-photo'))
+    log(`12 MP upload: ${(upload.size / 1e6).toFixed(1)} MB`);
 
   const auth = { Authorization: `Bearer ${token}` };
   const get = (path) => ({ request: () => ({ path: path() }) });
@@ -705,6 +800,29 @@ async function main() {
     'statistics-warm': get(() => `${API}/statistics/`),
     countries: get(() => `${API}/libraries/countries`),
     favourites: { ...get(() => `${API}/libraries/favourites`), headers: auth },
+    // The map (issue 17): a box of city size (~0.3° × 0.2°) or country size (~8° × 5°) around a random seed city,
+    // at a random zoom from 5 to 15.
+    'map-feed': get(() => {
+      const city = pick(SEED_CITIES);
+      const [width, height] = Math.random() < 0.5 ? [0.3, 0.2] : [8, 5];
+      const west = city.lng - width * Math.random();
+      const south = city.lat - height * Math.random();
+      const bbox = [west, south, west + width, south + height].map((v) => v.toFixed(5));
+      return `${API}/libraries/map?bbox=${bbox.join(',')}&zoom=${5 + Math.floor(Math.random() * 11)}`;
+    }),
+    // A random tile of zoom 3 to 16 holding a point within ~10 km of a random seed city.
+    tiles: get(() => {
+      const city = pick(SEED_CITIES);
+      const z = 3 + Math.floor(Math.random() * 14);
+      const lng = city.lng + (Math.random() - 0.5) * 0.25;
+      const lat = city.lat + (Math.random() - 0.5) * 0.18;
+      const n = 2 ** z;
+      const x = Math.floor(((lng + 180) / 360) * n);
+      const y = Math.floor(
+        (0.5 - Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360)) / (2 * Math.PI)) * n,
+      );
+      return `${API}/libraries/tiles/${z}/${x}/${y}.mvt`;
+    }),
     'submit-photo': {
       method: 'POST',
       headers: { ...auth, 'Content-Type': upload.contentType },
@@ -728,6 +846,7 @@ async function main() {
   };
 
   const probe = new Probe(server.pid, databaseName);
+  const exportRuns = [];
   const runs = new Map();
   const record = (name, connections, figures) => {
     const key = `${name}@${connections}`;
@@ -745,6 +864,21 @@ async function main() {
   for (let round = 1; round <= settings.repeat; round += 1) {
     log(`== round ${round}/${settings.repeat}`);
     for (const name of settings.only) {
+      if (name === 'export') {
+        exportRuns.push(await measureExport(cli, env, databaseName, join(temp, 'media')));
+        for (const pass of exportRuns.at(-1).passes) {
+          log(
+            `  export ${pass.pass.padEnd(12)} ${pass.seconds.toFixed(1).padStart(7)} s  peak RSS ${pass.peakRssMb.toFixed(0)} MB  ` +
+              `node ${fmt(pass.nodeCpuMs, 0)} CPU-ms  pg ${fmt(pass.pgCpuMs, 0)} CPU-ms  (${pass.summary})`,
+          );
+        }
+        // Each round starts without versions, so every round measures a new version first.
+        rmSync(join(temp, 'media', 'exports'), { recursive: true, force: true });
+        await withClient(url, (client) =>
+          client.query('TRUNCATE export_versions; DELETE FROM scheduled_tasks'),
+        );
+        continue;
+      }
       if (name === 'statistics-cold') {
         const figures = await measureColdStatistics(url);
         record(name, 1, figures);
@@ -772,6 +906,7 @@ async function main() {
       name,
       connections,
       rps: median(figures.map((f) => f.rps)),
+      bytes: median(figures.map((f) => f.bytesPerResponse)),
       p50: median(figures.map((f) => f.p50)),
       p99: median(figures.map((f) => f.p99)),
       peakRss: max('peakRss'),
@@ -810,10 +945,33 @@ async function main() {
       rounds: settings.repeat,
     },
     ceiling_rps: round(ceilingRps),
+    export: exportRuns.length
+      ? {
+          passes: ['new version', 'unchanged'].map((pass) => {
+            const all = exportRuns.map((r) => r.passes.find((p) => p.pass === pass));
+            return {
+              pass,
+              seconds: round(median(all.map((p) => p.seconds)), 1),
+              peak_rss_mb: round(Math.max(...all.map((p) => p.peakRssMb)), 0),
+              node_cpu_ms: round(median(all.map((p) => p.nodeCpuMs)), 0),
+              pg_cpu_ms: round(median(all.map((p) => p.pgCpuMs)), 0),
+            };
+          }),
+          files_mb: Object.fromEntries(
+            exportRuns
+              .at(-1)
+              .files.map((f) => [
+                f.name.replace(/^libraries-\d+T\d+Z/, 'libraries-…'),
+                round(f.mb, 1),
+              ]),
+          ),
+        }
+      : undefined,
     scenarios: rows.map((row) => ({
       name: row.name,
       connections: row.connections,
       rps: round(row.rps),
+      bytes_per_response: round(row.bytes, 0),
       p50_ms: round(row.p50, 2),
       p99_ms: round(row.p99, 2),
       ratio_to_ceiling: round(row.ratio, 3),
@@ -827,6 +985,7 @@ async function main() {
     'scenario',
     'conns',
     'req/s',
+    'bytes/resp',
     'p50 ms',
     'p99 ms',
     'ratio',
@@ -841,6 +1000,7 @@ async function main() {
     row.name,
     String(row.connections),
     row.rps.toFixed(1),
+    fmt(row.bytes, 0),
     fmt(row.p50),
     fmt(row.p99),
     row.ratio === null ? '–' : row.ratio.toFixed(2),

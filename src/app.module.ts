@@ -17,6 +17,7 @@ import { BenchModule } from './bench/bench.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { EnrichmentModule } from './enrichment/enrichment.module.js';
+import { ExportModule } from './export/export.module.js';
 import { CommunityPhotosModule } from './community-photos/community-photos.module.js';
 import { FavouritesModule } from './favourites/favourites.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -25,6 +26,7 @@ import { StatisticsModule } from './statistics/statistics.module.js';
 import { LibrariesModule } from './libraries/libraries.module.js';
 import { LibraryDetailModule } from './libraries/library-detail.module.js';
 import { MapContributionModule } from './map-contribution/map-contribution.module.js';
+import { MapModule } from './map/map.module.js';
 import { ReportsModule } from './reports/reports.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -63,7 +65,9 @@ export class AppModule {
         FavouritesModule,
         ModerationModule,
         ReportsModule,
+        ExportModule.forRoot(),
         LibrariesModule,
+        MapModule,
         LibraryDetailModule,
         StatisticsModule,
         MapContributionModule,

@@ -5,7 +5,8 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { EnvironmentVariables } from './env.schema.js';
 
-export type RateLimitTier = 'read' | 'write' | 'login' | 'register' | 'refresh' | 'social';
+export type RateLimitTier =
+  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'map' | 'export';
 
 export const LAUNCH_GATES = [
   'plan',
@@ -61,6 +62,14 @@ export class AppConfig {
     batchMaxSize: number;
     launchGates: string[];
   };
+  /** The public map page's base map (style JSON URL or raster tile template); null: a plain background. */
+  readonly mapStyleUrl!: string | null;
+  /** The service's public name (open-data attribution). */
+  readonly serviceName!: string;
+  /** The open-data export: regenerated every `intervalSeconds`; null = only on demand (`npm run cli -- export`). */
+  readonly openDataExport!: { intervalSeconds: number | null };
+  /** The contributor agreement in force (null: none) and whether new accounts must accept it. */
+  readonly contributorAgreement!: { version: string | null; required: boolean };
   /** Serve GET /api/v1/bench/ceiling (a DB-free route for `npm run bench`); off unless BENCH_CEILING_ROUTE=true. */
   readonly benchCeilingRoute!: boolean;
 
@@ -76,8 +85,10 @@ export class ConfigError extends Error {
   }
 }
 
+const DURATION_TEXT = /^(\d+)(ms|s|m|h|d)?$/;
+
 export function parseDuration(text: string): number {
-  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(text);
+  const match = DURATION_TEXT.exec(text);
   if (!match) throw new Error(`bad duration ${text}`);
   const value = Number(match[1]);
   switch (match[2]) {
@@ -154,6 +165,19 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       'MAPDB_USER_AGENT: required when MAPDB_WRITE_ENABLED=true (application/version plus a contact URL)',
     );
   }
+  if (env.CONTRIBUTOR_AGREEMENT_REQUIRED && !env.CONTRIBUTOR_AGREEMENT_VERSION) {
+    problems.push(
+      'CONTRIBUTOR_AGREEMENT_VERSION: required when CONTRIBUTOR_AGREEMENT_REQUIRED=true',
+    );
+  }
+  const exportIntervalText = env.EXPORT_INTERVAL ?? '1d';
+  const exportInterval =
+    exportIntervalText === 'off' || !DURATION_TEXT.test(exportIntervalText)
+      ? null
+      : parseDuration(exportIntervalText);
+  if (exportInterval !== null && exportInterval < 60) {
+    problems.push('EXPORT_INTERVAL: must be at least 1m (or off)');
+  }
   if (problems.length) throw new ConfigError(problems);
 
   const dataDir = resolve(env.DATA_DIR ?? './data');
@@ -190,6 +214,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         register: env.RATE_LIMIT_REGISTER ?? 5,
         refresh: env.RATE_LIMIT_REFRESH ?? 15,
         social: env.RATE_LIMIT_SOCIAL ?? 10,
+        map: env.RATE_LIMIT_MAP ?? 600,
+        export: env.RATE_LIMIT_EXPORT ?? 30,
       },
     },
     social: {
@@ -219,6 +245,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       batchMaxSpanMeters: env.MAPDB_BATCH_MAX_SPAN_METERS ?? 2000,
       batchMaxSize: env.MAPDB_BATCH_MAX_SIZE ?? 10,
       launchGates: gates,
+    },
+    mapStyleUrl: env.MAP_STYLE_URL || null,
+    serviceName: env.SERVICE_NAME ?? 'Bookcase Directory',
+    openDataExport: { intervalSeconds: exportInterval },
+    contributorAgreement: {
+      version: env.CONTRIBUTOR_AGREEMENT_VERSION ?? null,
+      required: env.CONTRIBUTOR_AGREEMENT_REQUIRED ?? false,
     },
     benchCeilingRoute: env.BENCH_CEILING_ROUTE ?? false,
   });

@@ -19,6 +19,9 @@ describe('baseSlug', () => {
   it('never yields a reserved route word or an empty slug', () => {
     expect(baseSlug({ city: 'Latest' })).toBe('latest-library');
     expect(baseSlug({ city: 'mine' })).toBe('mine-library');
+    expect(baseSlug({ city: 'Map' })).toBe('map-library');
+    expect(baseSlug({ city: 'tiles' })).toBe('tiles-library');
+    expect(baseSlug({ city: 'Export' })).toBe('export-library');
     expect(baseSlug({ city: '東京' })).toBe('library');
   });
 

@@ -11,6 +11,7 @@ import type { Request, Response } from 'express';
 import { map, type Observable } from 'rxjs';
 
 export const PUBLIC_CACHE_KEY = 'bookcase:public-cache';
+export const SHARED_CACHE_KEY = 'bookcase:shared-cache';
 export const MAX_PUBLIC_CACHE_SECONDS = 300;
 
 /** Anonymous GETs of this route may be cached publicly for `seconds` (≤ 300); reads with a token never are. */
@@ -20,17 +21,28 @@ export const PublicCache = (seconds: number) =>
     Math.min(MAX_PUBLIC_CACHE_SECONDS, Math.max(0, Math.floor(seconds))),
   );
 
+/**
+ * Responses of this route hold no per-caller data whoever asks: browsers revalidate every time (ETag), shared caches
+ * (CDN, proxy) keep them `seconds` (≤ 300), also for requests that carry credentials.
+ */
+export const SharedCache = (seconds: number) =>
+  SetMetadata(
+    SHARED_CACHE_KEY,
+    Math.min(MAX_PUBLIC_CACHE_SECONDS, Math.max(0, Math.floor(seconds))),
+  );
+
 /** A strong validator of a JSON body as Express will send it. */
 export function jsonEtag(body: unknown): string {
   return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 32)}"`;
 }
 
 /**
- * Cache-Control for every response: anonymous GETs of routes marked @PublicCache get
- * `public, max-age=0, s-maxage=N` (shared caches keep them for N s; clients revalidate every time, so a client that
- * ignores `Vary` never shows an anonymous answer after signing in) with an `ETag`: Express answers a matching
- * `If-None-Match` with 304 (its `req.fresh` check in `res.send`). Everything else (any request carrying credentials,
- * authenticated routes, token endpoints, writes) is `private, no-store`.
+ * Cache-Control for every response: routes marked @SharedCache are `public, max-age=0, s-maxage=N` for everyone;
+ * anonymous GETs of routes marked @PublicCache get `public, max-age=0, s-maxage=N` (shared caches keep them for N s;
+ * clients revalidate every time, so a client that ignores `Vary` never shows an anonymous answer after signing in)
+ * with an `ETag`: Express answers a matching `If-None-Match` with 304 (its `req.fresh` check in `res.send`).
+ * Everything else (any request carrying credentials, authenticated routes, token endpoints, writes) is
+ * `private, no-store`.
  */
 @Injectable()
 export class CacheControlInterceptor implements NestInterceptor {
@@ -40,10 +52,13 @@ export class CacheControlInterceptor implements NestInterceptor {
     if (context.getType() !== 'http') return next.handle();
     const request = context.switchToHttp().getRequest<Request & { user?: unknown }>();
     const response = context.switchToHttp().getResponse<Response>();
-    const maxAge = this.reflector.getAllAndOverride<number | undefined>(PUBLIC_CACHE_KEY, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const targets = [context.getHandler(), context.getClass()];
+    const maxAge = this.reflector.getAllAndOverride<number | undefined>(PUBLIC_CACHE_KEY, targets);
+    const shared = this.reflector.getAllAndOverride<number | undefined>(SHARED_CACHE_KEY, targets);
+    if (shared !== undefined && (request.method === 'GET' || request.method === 'HEAD')) {
+      response.setHeader('Cache-Control', `public, max-age=0, s-maxage=${shared}`);
+      return next.handle();
+    }
     const personal = Boolean(
       request.headers.authorization || request.headers.cookie || request.user,
     );

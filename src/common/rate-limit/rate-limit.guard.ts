@@ -13,6 +13,8 @@ export const RATE_LIMIT_MESSAGES: Record<RateLimitTier, string> = {
   register: 'Too many registration attempts. Please try again later.',
   refresh: 'Too many refresh attempts. Please try again later.',
   social: 'Too many social login attempts. Please try again later.',
+  map: 'Too many requests. Please try again later.',
+  export: 'Too many requests. Please try again later.',
 };
 
 /**
