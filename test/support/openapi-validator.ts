@@ -60,14 +60,13 @@ export class OpenApiResponseValidator {
   private readonly ajv: Ajv;
   private readonly routes: Route[];
   private readonly compiled = new Map<object, ValidateFunction>();
+  /** Headers are text: this instance coerces them to the schema's type (`coerceTypes`). */
+  private readonly headerAjv: Ajv;
+  private readonly compiledHeaders = new Map<object, ValidateFunction>();
 
   constructor(readonly document: OpenApiDocument) {
-    this.ajv = new Ajv({ strict: false, allErrors: true, discriminator: true });
-    addFormats(this.ajv);
-    // OpenAPI's own formats: numeric widths and file contents carry no constraint beyond their type.
-    for (const format of ['int32', 'int64', 'float', 'double', 'binary', 'byte', 'password'])
-      this.ajv.addFormat(format, true);
-    this.ajv.addSchema({ components: closed(document.components) }, 'openapi.json');
+    this.ajv = openApiAjv(document, false);
+    this.headerAjv = openApiAjv(document, true);
     this.routes = Object.entries(document.paths)
       .map(([template, item]) => {
         const segments = template.split('/').filter(Boolean);
@@ -115,7 +114,8 @@ export class OpenApiResponseValidator {
         continue;
       }
       if (header.schema) {
-        const errors = this.validate(header.schema, String(value));
+        // A header is text: its value is read as the schema's type (Retry-After: 60 is an integer).
+        const errors = this.validateHeader(header.schema, String(value));
         if (errors) problems.push(`${where} ${response.status}: header ${name}: ${errors}`);
       }
     }
@@ -148,6 +148,19 @@ export class OpenApiResponseValidator {
     return problems;
   }
 
+  private validateHeader(schema: object, value: string): string | null {
+    let validate = this.compiledHeaders.get(schema);
+    if (!validate) {
+      validate = this.headerAjv.compile({
+        type: 'object',
+        properties: { header: closed(rebase(schema)) },
+      });
+      this.compiledHeaders.set(schema, validate);
+    }
+    if (validate({ header: value })) return null;
+    return this.headerAjv.errorsText(validate.errors, { dataVar: 'value' });
+  }
+
   private validate(schema: object, value: unknown): string | null {
     let validate = this.compiled.get(schema);
     if (!validate) {
@@ -157,6 +170,17 @@ export class OpenApiResponseValidator {
     if (validate(value)) return null;
     return this.ajv.errorsText(validate.errors, { dataVar: 'body' });
   }
+}
+
+/** Ajv with OpenAPI's formats and the document's components registered as `openapi.json`. */
+function openApiAjv(document: OpenApiDocument, coerceTypes: boolean): Ajv {
+  const ajv = new Ajv({ strict: false, allErrors: true, discriminator: true, coerceTypes });
+  addFormats(ajv);
+  // OpenAPI's own formats: numeric widths and file contents carry no constraint beyond their type.
+  for (const format of ['int32', 'int64', 'float', 'double', 'binary', 'byte', 'password'])
+    ajv.addFormat(format, true);
+  ajv.addSchema({ components: closed(document.components) }, 'openapi.json');
+  return ajv;
 }
 
 /** `#/components/...` references, resolved against the document registered as `openapi.json`. */

@@ -70,7 +70,9 @@ export class CacheControlInterceptor implements NestInterceptor {
       response.setHeader('Vary', 'Authorization');
       return next.handle().pipe(
         map((body: unknown) => {
-          response.setHeader('ETag', jsonEtag(body));
+          // Handlers that answer themselves (files with their own validators) keep theirs.
+          if (body !== undefined && !response.headersSent && !response.getHeader('ETag'))
+            response.setHeader('ETag', jsonEtag(body));
           return body;
         }),
       );

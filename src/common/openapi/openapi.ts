@@ -34,6 +34,9 @@ interface Operation {
 /** Metadata of `@ApiExcludeController()`: the staff console's HTML pages, which are not part of the API. */
 const EXCLUDED_CONTROLLER = 'swagger/apiExcludeController';
 
+/** Path parameters that name an object (whose absence is a 404). */
+const OBJECT_KEYS = ['slug', 'id', 'token'];
+
 const ref = (model: { name: string }) => ({
   content: { 'application/json': { schema: { $ref: getSchemaPath(model.name) } } },
 });
@@ -108,7 +111,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       if (route && !route.isPublic && !route.optionalAuth)
         add('401', 'Missing, invalid or expired access token.', ErrorResponse);
       if (route?.staffOnly) add('403', 'Staff access required.', ErrorResponse);
-      if ((operation.parameters as { in?: string }[] | undefined)?.some((p) => p.in === 'path'))
+      // An object named in the path (slug, id, device token) may not exist, or not be the caller's to see.
+      const parameters = (operation.parameters ?? []) as { in?: string; name?: string }[];
+      if (parameters.some((p) => p.in === 'path' && OBJECT_KEYS.includes(p.name ?? '')))
         add('404', 'Not found: no such object, or one the caller may not see.', ErrorResponse);
       if (operation.requestBody) {
         add(
@@ -141,8 +146,8 @@ const header = (description: string, required = false) => ({
 function documentPublicCache(responses: ResponseMap): void {
   const ok = responses['200'] as { headers?: Record<string, unknown> } | undefined;
   if (ok) {
+    // Headers a route documents itself (files with their own validators) win.
     ok.headers = {
-      ...ok.headers,
       'Cache-Control': {
         ...header(
           '`public, max-age=0, s-maxage=N` for anonymous reads; `private, no-store` with a token.',
@@ -155,6 +160,7 @@ function documentPublicCache(responses: ResponseMap): void {
       },
       ETag: header('Anonymous reads only: send it back as If-None-Match to revalidate.'),
       Vary: header('`Authorization`.'),
+      ...ok.headers,
     };
   }
   responses['304'] ??= {
