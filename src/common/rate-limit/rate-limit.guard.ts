@@ -1,11 +1,19 @@
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Injectable, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerLimitDetail,
+  type ThrottlerModuleOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import type { Request } from 'express';
 import { AppConfig, type RateLimitTier } from '../../config/app-config.js';
 import { ApiError } from '../errors/api-error.js';
 import { RATE_LIMIT_KEY, type RateLimitSpec } from './rate-limit.decorator.js';
-import { RateLimitStorage } from './sliding-window.storage.js';
 
+/** The 429 message of each tier (api-spec "Rate limits"); a new tier is one row here plus its limit in AppConfig. */
 export const RATE_LIMIT_MESSAGES: Record<RateLimitTier, string> = {
   read: 'Too many requests. Please try again later.',
   write: 'Too many requests. Please try again later.',
@@ -36,19 +44,51 @@ export function rateLimitSpecOf(
   ]);
 }
 
+/** The spec of a route the guard has already checked (canActivate refuses routes without one). */
+function tieredSpecOf(reflector: Reflector, context: ExecutionContext): RateLimitSpec {
+  return rateLimitSpecOf(reflector, context) as RateLimitSpec;
+}
+
 /**
- * Global guard, registered ahead of authentication so an over-limit request is refused before anything else.
- * One counter per endpoint (or named bucket) and client IP; the tier sets the limit.
+ * @nestjs/throttler's options: one throttler whose limit is the route's tier limit, over the configured window, with
+ * `blockDuration: 0` (a pure sliding window: a refused request is neither counted nor penalised).
+ */
+export function throttlerOptions(
+  config: AppConfig,
+  reflector: Reflector,
+  storage: ThrottlerStorage,
+): ThrottlerModuleOptions {
+  return {
+    storage,
+    setHeaders: false,
+    throttlers: [
+      {
+        name: 'tier',
+        ttl: config.rateLimit.windowSeconds * 1000,
+        limit: (context) => config.rateLimit.limits[tieredSpecOf(reflector, context).tier],
+        blockDuration: 0,
+      },
+    ],
+  };
+}
+
+/**
+ * Global guard, registered ahead of authentication so an over-limit request is refused before anything else:
+ * @nestjs/throttler's guard with the service's keys, client address and 429 envelope. One counter per endpoint (or
+ * named bucket) and client IP; the tier sets the limit.
  */
 @Injectable()
-export class RateLimitGuard implements CanActivate {
+export class RateLimitGuard extends ThrottlerGuard {
   constructor(
-    private readonly reflector: Reflector,
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
     private readonly config: AppConfig,
-    private readonly storage: RateLimitStorage,
-  ) {}
+  ) {
+    super(options, storage, reflector);
+  }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const spec = rateLimitSpecOf(this.reflector, context);
     if (spec === undefined) {
@@ -57,18 +97,24 @@ export class RateLimitGuard implements CanActivate {
       );
     }
     if (spec === 'none' || !this.config.rateLimit.enabled) return true;
-    const bucket = spec.bucket ?? `${context.getClass().name}.${context.getHandler().name}`;
-    const request = context.switchToHttp().getRequest<Request>();
-    const result = await this.storage.hit(
-      `${bucket}:${clientIp(request)}`,
-      this.config.rateLimit.windowSeconds * 1000,
-      this.config.rateLimit.limits[spec.tier],
-    );
-    if (result.isBlocked) {
-      throw new ApiError(429, RATE_LIMIT_MESSAGES[spec.tier], {
-        retry_after: result.retryAfterSeconds,
-      });
-    }
-    return true;
+    return super.canActivate(context);
+  }
+
+  protected override getTracker(req: Record<string, unknown>): Promise<string> {
+    return Promise.resolve(clientIp(req as unknown as Request));
+  }
+
+  /** Readable keys (`bucket:ip`), the same in memory and in Redis, instead of throttler's hashes. */
+  protected override generateKey(context: ExecutionContext, tracker: string): string {
+    const spec = tieredSpecOf(this.reflector, context);
+    return `${spec.bucket ?? `${context.getClass().name}.${context.getHandler().name}`}:${tracker}`;
+  }
+
+  protected override throwThrottlingException(
+    context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
+    const { tier } = tieredSpecOf(this.reflector, context);
+    throw new ApiError(429, RATE_LIMIT_MESSAGES[tier], { retry_after: detail.timeToBlockExpire });
   }
 }
