@@ -84,7 +84,7 @@ export class AccountService {
       if (!(await this.hasher.verify(user.passwordHash, dto.password))) {
         throw ApiError.badRequest(AUTH_MESSAGES.incorrectPassword);
       }
-    } else if (dto.confirm_text !== DELETE_CONFIRMATION) {
+    } else if (dto.confirm_text !== DELETE_CONFIRMATION && dto.confirm !== true) {
       throw ApiError.badRequest(AUTH_MESSAGES.confirmDelete);
     }
     await this.users.deleteById(user.id);

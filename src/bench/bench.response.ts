@@ -1,5 +1,7 @@
+import { ApiProperty } from '@nestjs/swagger';
 /** One item of the ceiling route's fixed list: roughly the size of a library list item. */
 export class CeilingItemResponse {
+  @ApiProperty({ type: 'integer' })
   id: number;
   slug: string;
   name: string;

@@ -127,7 +127,7 @@ export class LibrariesService {
     return { items: rows.map((row) => this.mapper.country(row)) };
   }
 
-  /** Approved libraries for everyone; a pending one also for its submitter; anything else is 404. */
+  /** Approved libraries for everyone; a pending or rejected one also for its submitter; anything else is 404. */
   async detail(user: AuthUser | null, slug: string): Promise<LibraryDetailResponse> {
     const row = await this.libraries.findBySlug(slug, user?.id ?? null);
     if (!row || !this.visibleTo(row, user)) throw ApiError.notFound();
@@ -257,7 +257,11 @@ export class LibrariesService {
 
   private visibleTo(row: LibraryRow, user: AuthUser | null): boolean {
     if (row.status === 'approved') return true;
-    return row.status === 'pending' && user !== null && row.created_by === user.id;
+    return (
+      (row.status === 'pending' || row.status === 'rejected') &&
+      user !== null &&
+      row.created_by === user.id
+    );
   }
 
   private valuesFrom(dto: CreateLibraryDto): LibraryValues {

@@ -117,7 +117,10 @@ export class LibraryMapper {
   }
 
   detail(row: LibraryRow, photos: CommunityPhotoRow[]): LibraryDetailResponse {
-    return { ...this.item(row), photos: photos.map((photo) => this.communityPhoto(photo)) };
+    const detail = { ...this.item(row), photos: photos.map((photo) => this.communityPhoto(photo)) };
+    // Only its submitter reads a rejected library (the iOS app opens it from the contributions screen): it says why.
+    if (row.status !== 'rejected') return detail;
+    return { ...detail, status: row.status, rejection_reason: row.rejection_reason };
   }
 
   created(row: LibraryRow): CreatedLibraryResponse {

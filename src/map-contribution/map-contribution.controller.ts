@@ -1,11 +1,18 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ErrorResponse } from '../common/errors/error.response.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser, StaffOnly } from '../common/auth/auth.decorators.js';
 import type { Page } from '../common/pagination/pagination.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import {
   BatchConfirmDto,
+  BlockedResponse,
   BatchConfirmResponse,
   ConfirmDto,
   ContributionListQueryDto,
@@ -47,6 +54,10 @@ export class MapContributionController {
   @HttpCode(200)
   @RateLimit('write')
   @ApiOkResponse({ type: ContributionRecordResponse })
+  @ApiConflictResponse({
+    type: BlockedResponse,
+    description: 'Refused now; details.blockers says why.',
+  })
   check(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
@@ -59,6 +70,14 @@ export class MapContributionController {
   @HttpCode(200)
   @RateLimit('write')
   @ApiOkResponse({ type: ContributionRecordResponse })
+  @ApiConflictResponse({
+    type: BlockedResponse,
+    description: 'Refused now; details.blockers says why.',
+  })
+  @ApiBadRequestResponse({
+    type: ErrorResponse,
+    description: 'element_type/element_id missing for same_feature, or not among the candidates.',
+  })
   resolve(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
@@ -71,6 +90,10 @@ export class MapContributionController {
   @Get(':slug/preview')
   @RateLimit('read')
   @ApiOkResponse({ type: PreviewResponse })
+  @ApiConflictResponse({
+    type: BlockedResponse,
+    description: 'Refused now; details.blockers says why.',
+  })
   preview(@Param('slug') slug: string, @Query() query: VerifiedQueryDto): Promise<PreviewResponse> {
     return this.contributions.preview(slug, {
       name: query.verified_name ?? false,
@@ -85,6 +108,10 @@ export class MapContributionController {
   @HttpCode(200)
   @RateLimit('write')
   @ApiOkResponse({ type: ContributionRecordResponse })
+  @ApiConflictResponse({
+    type: BlockedResponse,
+    description: 'Refused now; details.blockers says why.',
+  })
   confirm(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
@@ -107,6 +134,10 @@ export class MapContributionController {
   @HttpCode(200)
   @RateLimit('write')
   @ApiOkResponse({ type: BatchConfirmResponse })
+  @ApiConflictResponse({
+    type: BlockedResponse,
+    description: 'Refused now; details.blockers says why.',
+  })
   batchConfirm(
     @CurrentUser() user: AuthUser,
     @Body() body: BatchConfirmDto,
@@ -124,6 +155,10 @@ export class MapContributionController {
   @HttpCode(200)
   @RateLimit('write')
   @ApiOkResponse({ type: ContributionRecordResponse })
+  @ApiConflictResponse({
+    type: BlockedResponse,
+    description: 'Refused now; details.blockers says why.',
+  })
   reconcile(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
@@ -136,6 +171,14 @@ export class MapContributionController {
   @HttpCode(200)
   @RateLimit('write')
   @ApiOkResponse({ type: ContributionRecordResponse })
+  @ApiConflictResponse({
+    type: BlockedResponse,
+    description: 'Refused now; details.blockers says why.',
+  })
+  @ApiBadRequestResponse({
+    type: ErrorResponse,
+    description: 'The permission is already withdrawn.',
+  })
   withdraw(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,

@@ -5,7 +5,12 @@ import { Clock } from '../common/clock.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
 import { AppConfig } from '../config/app-config.js';
-import { formatCoordinate, MapApiClient, MapApiError } from './adapters/map-api.client.js';
+import {
+  formatCoordinate,
+  MapApiClient,
+  MapApiError,
+  type MapApiCapabilities,
+} from './adapters/map-api.client.js';
 import { planBatches } from './domain/batching.js';
 import { MapQueryClient, MapQueryError } from './adapters/map-query.client.js';
 import {
@@ -123,6 +128,15 @@ function contributionFacts(record: ContributionRow | null): ContributionFacts {
   };
 }
 
+/**
+ * How long the map API's capabilities are trusted once read: the first write after that (a new operator session,
+ * in practice) reads them again. A status other than `online` is never kept.
+ */
+export const CAPABILITIES_MAX_AGE_MS = 10 * 60 * 1000;
+
+/** API statuses that allow no write (the capabilities' `<status api>`). */
+const NO_WRITE_STATUSES: readonly string[] = ['readonly', 'offline'];
+
 /** The statuses a duplicate check may run in (and move between). */
 const CHECKABLE_STATUSES: readonly string[] = ['unchecked', 'no_match', 'possible_duplicate'];
 
@@ -168,6 +182,7 @@ function refused(
 @Injectable()
 export class MapContributionService {
   private readonly logger = new Logger(MapContributionService.name);
+  private capabilitiesRead: { value: MapApiCapabilities; at: number } | null = null;
 
   constructor(
     private readonly repository: MapContributionRepository,
@@ -205,6 +220,42 @@ export class MapContributionService {
       });
     }
     return blockers;
+  }
+
+  /**
+   * The map API's capabilities for a write: read (GET /api/0.6/capabilities) when none were read within
+   * CAPABILITIES_MAX_AGE_MS (or `fresh`), otherwise the kept ones. Unreadable capabilities, or an API that reports itself
+   * `readonly` or `offline`, refuse the write (409 `writes_disabled`) before anything is sent.
+   */
+  private async writeCapabilities(fresh = false): Promise<MapApiCapabilities> {
+    const now = this.clock.now();
+    const kept = this.capabilitiesRead;
+    if (!fresh && kept && now - kept.at < CAPABILITIES_MAX_AGE_MS) return kept.value;
+    this.capabilitiesRead = null;
+    let capabilities: MapApiCapabilities;
+    try {
+      capabilities = await this.api.capabilities();
+    } catch (error) {
+      if (error instanceof MapApiError && disablesWrites(error))
+        await this.gates.disable(`http_${error.status ?? 401}`);
+      throw refused([
+        {
+          code: 'writes_disabled',
+          message: 'The map API capabilities could not be read; nothing was written.',
+        },
+      ]);
+    }
+    const status = capabilities.status.api ?? 'online';
+    if (NO_WRITE_STATUSES.includes(status)) {
+      throw refused([
+        {
+          code: 'writes_disabled',
+          message: `The map API reports its status as ${status}: it accepts no writes now; nothing was written.`,
+        },
+      ]);
+    }
+    this.capabilitiesRead = { value: capabilities, at: now };
+    return capabilities;
   }
 
   async list(
@@ -414,11 +465,43 @@ export class MapContributionService {
     return this.detail(slug);
   }
 
+  /**
+   * The API's preview: "a library can be previewed only when all hold", so an ineligible one is refused (409 with
+   * the record's blockers) and its tags are not rendered.
+   */
   async preview(slug: string, verified: VerifiedValues): Promise<PreviewResponse> {
+    const { library, record, blockers } = await this.previewFacts(slug);
+    if (blockers.length)
+      throw refused(blockers, 'This library cannot be previewed: not every condition holds.');
+    return this.previewOf(library, record, blockers, verified);
+  }
+
+  /**
+   * The dry run of a write, eligible or not: the staff console's preview and confirmation pages show it beside the
+   * failing conditions (their confirm button stays disabled while any blocks the write).
+   */
+  async dryRun(slug: string, verified: VerifiedValues): Promise<PreviewResponse> {
+    const { library, record, blockers } = await this.previewFacts(slug);
+    return this.previewOf(library, record, blockers, verified);
+  }
+
+  private async previewFacts(slug: string) {
     await this.confirmPermissionsIfDue();
     const library = await this.library(slug);
     const record = await this.repository.findRecord(library.id);
-    const blockers = this.blockers(library, record, await this.gates.current());
+    return {
+      library,
+      record,
+      blockers: this.blockers(library, record, await this.gates.current()),
+    };
+  }
+
+  private previewOf(
+    library: ContributionLibraryRow,
+    record: ContributionRow | null,
+    blockers: Blocker[],
+    verified: VerifiedValues,
+  ): PreviewResponse {
     return {
       eligible: blockers.length === 0,
       blockers,
@@ -451,6 +534,11 @@ export class MapContributionService {
       (b) => !CHECK_BLOCKERS.includes(b.code),
     );
     if (early.length) throw refused(early);
+    // The client obligation: capabilities (status, element limits) are read before writing, never assumed.
+    if ((await this.writeCapabilities()).changesetMaximumElements < 1)
+      throw refused([
+        { code: 'writes_disabled', message: 'The map API allows no element per changeset.' },
+      ]);
 
     await this.runCheck(library, actor);
 
@@ -623,19 +711,8 @@ export class MapContributionService {
     );
     if (closed.length) throw refused(closed);
 
-    let maxElements: number;
-    try {
-      maxElements = (await this.api.capabilities()).changesetMaximumElements;
-    } catch (error) {
-      if (disablesWrites(error))
-        await this.gates.disable(`http_${(error as MapApiError).status ?? 401}`);
-      throw refused([
-        {
-          code: 'writes_disabled',
-          message: 'The map API capabilities could not be read; nothing was written.',
-        },
-      ]);
-    }
+    // A batch is a write session of its own: its element limit is read fresh.
+    const maxElements = (await this.writeCapabilities(true)).changesetMaximumElements;
     const plan = planBatches(
       libraries.map((library) => ({
         slug: library.slug,

@@ -83,6 +83,7 @@ export class ModerationController {
     return this.moderation.listLibraries(query);
   }
 
+  /** One library in any status, with its moderation state and staged changes. */
   @Get(':slug')
   @RateLimit('read')
   @ApiOkResponse({ type: ModerationLibraryResponse })

@@ -265,7 +265,7 @@ describe('open-data export', () => {
       expect(res.headers['content-length']).toBe(String(bytes));
       expect(res.headers.etag).toBe(`"${sum}"`);
       expect(res.headers['last-modified']).toBe(new Date(metadata.generated_at).toUTCString());
-      expect(res.headers['cache-control']).toBe('public, max-age=300');
+      expect(res.headers['cache-control']).toBe('public, max-age=0, s-maxage=300');
       expect(res.headers['content-disposition']).toMatch(attachment(name));
     }
   });

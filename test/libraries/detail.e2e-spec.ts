@@ -161,7 +161,7 @@ describe('GET /libraries/{slug}', () => {
         },
       ],
     });
-    expect(res.headers['cache-control']).toMatch(/^public, max-age=\d+$/);
+    expect(res.headers['cache-control']).toMatch(/^public, max-age=0, s-maxage=\d+$/);
     expect((await detail('approved-one/').expect(200)).body).toEqual(res.body);
   });
 
@@ -231,8 +231,15 @@ describe('GET /libraries/{slug}', () => {
     expect((await detail('pending-orphan', owner.access).expect(404)).body).toEqual(NOT_FOUND);
   });
 
-  it('hides a rejected library from everyone, its creator included', async () => {
-    for (const token of [owner.access, other.access, undefined]) {
+  it('shows a rejected library only to its creator, with its status and the reason, privately', async () => {
+    const res = await detail('rejected-one', owner.access).expect(200);
+    expect(res.body).toMatchObject({
+      slug: 'rejected-one',
+      status: 'rejected',
+      rejection_reason: 'Duplicate.',
+    });
+    expect(res.headers['cache-control']).toBe('private, no-store');
+    for (const token of [other.access, undefined, 'garbage']) {
       expect((await detail('rejected-one', token).expect(404)).body).toEqual(NOT_FOUND);
     }
   });

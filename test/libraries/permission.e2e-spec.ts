@@ -370,7 +370,8 @@ describe('permission and provenance (spec rules 1–5)', () => {
         expect(propertyNames(patchForm).has(PERMISSION)).toBe(false);
         // Sanity: the public item schemas are documented at all (so the absence above means something).
         expect(propertyNames(successSchemas('/api/v1/libraries/{slug}', 'get')[0])).toEqual(
-          new Set([...ITEM_FIELDS, 'photos', 'caption']),
+          // status and rejection_reason: only in the creator's own view of a rejected library.
+          new Set([...ITEM_FIELDS, 'photos', 'caption', 'status', 'rejection_reason']),
         );
       });
     });

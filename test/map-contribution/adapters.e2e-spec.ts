@@ -410,7 +410,7 @@ describe('MapApiClient', () => {
       timeoutSeconds: 300,
       status: { database: 'online', api: 'online', gpx: 'online' },
     });
-    expect(fake.requestsTo('capabilities')[0].path).toBe('/api/capabilities');
+    expect(fake.requestsTo('capabilities')[0].path).toBe('/api/0.6/capabilities');
   });
 
   it('creates a changeset with exactly the given tags, escaped', async () => {
@@ -704,6 +704,6 @@ describe('MapApiClient', () => {
   it('accepts the base URL with a trailing /api/0.6', async () => {
     await apiClient({ baseUrl: `${fake.url}/api/0.6/` }).capabilities();
 
-    expect(fake.requestsTo('capabilities')[0].path).toBe('/api/capabilities');
+    expect(fake.requestsTo('capabilities')[0].path).toBe('/api/0.6/capabilities');
   });
 });

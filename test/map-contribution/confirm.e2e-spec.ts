@@ -71,7 +71,7 @@ describe('map contribution confirm', () => {
   });
 
   describe('the write order', () => {
-    it('check, changeset create, node create, changeset close — as the fake and the database see it', async () => {
+    it('capabilities, check, changeset create, node create, changeset close — as the fake and the database see it', async () => {
       const lib = await eligible({ name: 'Lesekiste am Rathaus', capacity: 30 });
       const res = await adminPost(t.http, staff.access, `/${lib.slug}/confirm`, {
         verified_name: true,
@@ -79,6 +79,7 @@ describe('map contribution confirm', () => {
       expect(res.status).toBe(200);
 
       expect(fake.requests.map((req) => `${req.method} ${req.path.split('?')[0]}`)).toEqual([
+        'GET /api/0.6/capabilities',
         'POST /api/interpreter',
         'PUT /api/0.6/changeset/create',
         'POST /api/0.6/nodes',

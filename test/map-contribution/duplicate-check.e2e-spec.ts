@@ -455,7 +455,7 @@ describe('map contribution duplicate check', () => {
       const detail = await adminGet(t.http, staff.access, `/${lib.slug}`);
       expect([detail.body.eligible, codes(detail.body)]).toEqual([false, ['check_stale']]);
       const preview = await adminGet(t.http, staff.access, `/${lib.slug}/preview`);
-      expect([preview.body.eligible, codes(preview.body)]).toEqual([false, ['check_stale']]);
+      expect([preview.status, codes(preview.body.details)]).toEqual([409, ['check_stale']]);
       const eligible = await adminGet(t.http, staff.access, '/?eligible=true&page_size=50');
       expect(
         eligible.body.items.map((i: { library: { slug: string } }) => i.library.slug),

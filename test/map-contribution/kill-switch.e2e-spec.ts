@@ -80,11 +80,9 @@ describe('map contribution kill switch', () => {
       ['writes_disabled'],
     ]);
     const preview = await adminGet(t.http, staff.access, `/${lib.slug}/preview`);
-    expect([preview.status, preview.body.eligible, codes(preview.body)]).toEqual([
-      200,
-      false,
-      ['writes_disabled'],
-    ]);
+    // Not previewable while writes are off: refused with the record's blockers, no tags rendered.
+    expect([preview.status, codes(preview.body.details)]).toEqual([409, ['writes_disabled']]);
+    expect(preview.body).not.toHaveProperty('node');
     const listed = await adminGet(t.http, staff.access, '/?eligible=true');
     expect(listed.body.items).toEqual([]);
     for (const body of [{}, { verified_name: true }]) {

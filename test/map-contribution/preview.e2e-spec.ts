@@ -1,7 +1,7 @@
 /**
  * GET /{slug}/preview: the exact node (position and allowlisted tags) and changeset tags, for each verification
  * flag; private and internal values never reach the payload; the confirm sends exactly the preview's tags for the
- * same flags. A dry preview also works with writes off and no plan URL configured.
+ * same flags. A library that is not eligible (writes off, no check, …) is refused: 409 with the record's blockers.
  */
 import request from 'supertest';
 import { bearer, type RegisteredUser } from '../support/auth.js';
@@ -84,6 +84,8 @@ describe('map contribution preview', () => {
     const query = new URLSearchParams(
       Object.entries(flags).map(([key, value]): [string, string] => [key, String(value)]),
     );
+    // Only an eligible library can be previewed: its duplicate check must be fresh.
+    await checkPasses(t.http, staff, lib.slug);
     const res = await adminGet(t.http, staff.access, `/${lib.slug}/preview?${query}`);
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('private, no-store');
@@ -275,20 +277,22 @@ describe('map contribution preview', () => {
       await plain?.close();
     });
 
-    it('still renders a dry preview, blocked by writes_disabled, and reaches no map service', async () => {
+    it('refuses the preview (409 with the record blockers, no tags) and reaches no map service', async () => {
       const lib = await submitLibrary(t.http, owner, staff, FULL_FIELDS);
       const res = await request(plain.http)
         .get(`/api/v1/admin/map-contributions/${lib.slug}/preview?verified_name=true`)
         .set('Authorization', bearer(staff.access));
-      expect(res.status).toBe(200);
-      expect(res.body.eligible).toBe(false);
-      expect(codes(res.body)).toEqual(['check_missing', 'writes_disabled']);
-      expect(res.body.node).toEqual({
-        lat: lib.lat,
-        lon: lib.lng,
-        tags: { ...BASE_TAGS, name: 'Lesekiste Lindenweg' },
+      expect(res.status).toBe(409);
+      expect(codes(res.body.details)).toEqual(['check_missing', 'writes_disabled']);
+      const record = await request(plain.http)
+        .get(`/api/v1/admin/map-contributions/${lib.slug}`)
+        .set('Authorization', bearer(staff.access));
+      expect(codes(res.body.details)).toEqual(codes(record.body));
+      expect(res.body).toEqual({
+        message: 'This library cannot be previewed: not every condition holds.',
+        details: { blockers: record.body.blockers },
       });
-      expect(res.body.changeset_tags).toEqual({});
+      expect(JSON.stringify(res.body)).not.toContain('public_bookcase');
       expect(fake.requests).toEqual([]);
     });
   });

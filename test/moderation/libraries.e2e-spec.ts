@@ -283,7 +283,7 @@ describe('staff library moderation', () => {
       expect((await getAs(t.http, `/libraries/${created.slug}`)).status).toBe(200);
     });
 
-    it("rejecting with a reason shows the reason in the owner's /libraries/mine and hides the library", async () => {
+    it("rejecting with a reason shows the reason in the owner's /libraries/mine and hides the library from others", async () => {
       const created = await createLibrary(t.http, alice.access, { name: 'Reject Me' });
       const res = await patchLibrary(created.slug, {
         status: 'rejected',
@@ -298,8 +298,15 @@ describe('staff library moderation', () => {
       const mine = await getAs(t.http, '/libraries/mine?page_size=50', alice.access);
       const item = mine.body.items.find((entry: { slug: string }) => entry.slug === created.slug);
       expect(item).toMatchObject({ status: 'rejected', rejection_reason: 'Too blurry to verify.' });
+      // Hidden from everyone but its creator, who reads it with the reason (the iOS app opens it by slug).
       const detail = await getAs(t.http, `/libraries/${created.slug}`, alice.access);
-      expect([detail.status, detail.body]).toEqual([404, NOT_FOUND]);
+      expect([detail.status, detail.body.status, detail.body.rejection_reason]).toEqual([
+        200,
+        'rejected',
+        'Too blurry to verify.',
+      ]);
+      const anonymous = await request(t.http).get(`/api/v1/libraries/${created.slug}`);
+      expect([anonymous.status, anonymous.body]).toEqual([404, NOT_FOUND]);
 
       // Approving later clears the reason.
       const approved = await patchLibrary(created.slug, { status: 'approved' });

@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { writeFileSync } from 'node:fs';
+import { servedDocument } from './served-document.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
 const dist = join(root, 'dist');
@@ -111,6 +113,34 @@ async function redisAvailable(url) {
   }
 }
 
+/**
+ * The document the built app serves, written once per run for the response-contract check of every test app
+ * (test/support/response-contract.ts). Read from an app on a database of its own (server mode) or the shared one.
+ */
+async function writeServedDocument() {
+  let document;
+  if (process.env.TEST_DB_MODE === 'server') {
+    const adminUrl = process.env.TEST_DB_ADMIN_URL;
+    const name = `bookcase_t_${Math.floor(Date.now() / 1000)}_openapi_${process.pid}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${process.env.TEST_DB_TEMPLATE}`);
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      document = await servedDocument(url.toString());
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      await admin.end();
+    }
+  } else {
+    document = await servedDocument(process.env.TEST_DB_URL);
+  }
+  const file = join(mkdtempSync(join(tmpdir(), 'bookcase-openapi-')), 'openapi.json');
+  writeFileSync(file, JSON.stringify(document));
+  return file;
+}
+
 export default async function globalSetup() {
   // The e2e and browser projects share this setup; a run of both prepares the databases once.
   if (process.env.TEST_DB_MODE) return;
@@ -134,6 +164,7 @@ export default async function globalSetup() {
     process.env.TEST_DB_MODE = 'embedded';
     process.env.TEST_DB_URL = embedded.url;
   }
+  process.env.TEST_OPENAPI_DOCUMENT = await writeServedDocument();
   const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
   if (await redisAvailable(redisUrl)) {
     process.env.TEST_REDIS_URL = redisUrl;

@@ -11,6 +11,7 @@ import { configureApp, NEST_APP_OPTIONS } from '../../src/app.setup.js';
 import { Clock } from '../../src/common/clock.js';
 import { AppConfig, loadConfig } from '../../src/config/app-config.js';
 import { FakeClock } from './clock.js';
+import { checkResponsesAgainstDocument } from './response-contract.js';
 
 export const TEST_JWT_SECRET = 'test-secret-0123456789-0123456789-0123456789';
 
@@ -83,6 +84,7 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     bufferLogs: false,
     logger: false,
   });
+  checkResponsesAgainstDocument(app);
   await configureApp(app, config);
   return {
     app,

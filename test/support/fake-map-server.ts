@@ -106,6 +106,8 @@ export class FakeMapServer {
   permissions: string[] = ['allow_read_prefs', 'allow_write_api'];
   /** `<changesets maximum_elements>` of the capabilities, also enforced on writes. */
   maxChangesetElements = 10_000;
+  /** `<status api>` of the capabilities: `online`, `readonly` or `offline` (reset() sets it back to online). */
+  apiStatus: 'online' | 'readonly' | 'offline' = 'online';
   /** Whether nodes created through the API show up in interpreter answers (as on the real map). */
   queryIncludesCreatedNodes = true;
 
@@ -190,6 +192,7 @@ export class FakeMapServer {
     this.nodes.clear();
     this.queryElements.splice(0);
     this.scripts.clear();
+    this.apiStatus = 'online';
     this.held.splice(0).forEach((go) => go());
   }
 
@@ -401,7 +404,7 @@ export class FakeMapServer {
         `<changesets maximum_elements="${this.maxChangesetElements}" default_query_limit="100" maximum_query_limit="100"/>`,
         '<notes default_query_limit="100" maximum_query_limit="10000"/>',
         '<timeout seconds="300"/>',
-        '<status database="online" api="online" gpx="online"/>',
+        `<status database="online" api="${this.apiStatus}" gpx="online"/>`,
         '</api>',
         '<policy><imagery><blacklist regex=".*\\.example\\.com/.*"/></imagery></policy>',
         '</osm>',

@@ -1,4 +1,4 @@
-import { IsOptional, IsString } from 'class-validator';
+import { IsBoolean, IsOptional, IsString } from 'class-validator';
 
 export class DeleteAccountDto {
   /** Required for accounts with a local password. */
@@ -6,8 +6,13 @@ export class DeleteAccountDto {
   @IsString()
   password?: string;
 
-  /** Must be `DELETE` for social-only accounts. */
+  /** Social-only accounts confirm with `confirm_text: "DELETE"` or `confirm: true` (the iOS app's form). */
   @IsOptional()
   @IsString()
   confirm_text?: string;
+
+  /** Social-only accounts: `true` confirms the deletion, like `confirm_text: "DELETE"`. */
+  @IsOptional()
+  @IsBoolean()
+  confirm?: boolean;
 }

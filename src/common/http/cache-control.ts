@@ -5,9 +5,10 @@ import {
   type ExecutionContext,
   type NestInterceptor,
 } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import type { Observable } from 'rxjs';
+import { map, type Observable } from 'rxjs';
 
 export const PUBLIC_CACHE_KEY = 'bookcase:public-cache';
 export const SHARED_CACHE_KEY = 'bookcase:shared-cache';
@@ -30,42 +31,53 @@ export const SharedCache = (seconds: number) =>
     Math.min(MAX_PUBLIC_CACHE_SECONDS, Math.max(0, Math.floor(seconds))),
   );
 
+/** A strong validator of a JSON body as Express will send it. */
+export function jsonEtag(body: unknown): string {
+  return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 32)}"`;
+}
+
 /**
- * Cache-Control for every response: anonymous GETs of routes marked @PublicCache get `public, max-age`; everything
- * else (any request carrying credentials, authenticated routes, token endpoints, writes) is `private, no-store`.
+ * Cache-Control for every response: routes marked @SharedCache are `public, max-age=0, s-maxage=N` for everyone;
+ * anonymous GETs of routes marked @PublicCache get `public, max-age=0, s-maxage=N` (shared caches keep them for N s;
+ * clients revalidate every time, so a client that ignores `Vary` never shows an anonymous answer after signing in)
+ * with an `ETag`: Express answers a matching `If-None-Match` with 304 (its `req.fresh` check in `res.send`).
+ * Everything else (any request carrying credentials, authenticated routes, token endpoints, writes) is
+ * `private, no-store`.
  */
 @Injectable()
 export class CacheControlInterceptor implements NestInterceptor {
   constructor(private readonly reflector: Reflector) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() === 'http') {
-      const request = context.switchToHttp().getRequest<Request & { user?: unknown }>();
-      const response = context.switchToHttp().getResponse<Response>();
-      const maxAge = this.reflector.getAllAndOverride<number | undefined>(PUBLIC_CACHE_KEY, [
-        context.getHandler(),
-        context.getClass(),
-      ]);
-      const shared = this.reflector.getAllAndOverride<number | undefined>(SHARED_CACHE_KEY, [
-        context.getHandler(),
-        context.getClass(),
-      ]);
-      if (shared !== undefined && (request.method === 'GET' || request.method === 'HEAD')) {
-        response.setHeader('Cache-Control', `public, max-age=0, s-maxage=${shared}`);
-        return next.handle();
-      }
-      const personal = Boolean(
-        request.headers.authorization || request.headers.cookie || request.user,
+    if (context.getType() !== 'http') return next.handle();
+    const request = context.switchToHttp().getRequest<Request & { user?: unknown }>();
+    const response = context.switchToHttp().getResponse<Response>();
+    const targets = [context.getHandler(), context.getClass()];
+    const maxAge = this.reflector.getAllAndOverride<number | undefined>(PUBLIC_CACHE_KEY, targets);
+    const shared = this.reflector.getAllAndOverride<number | undefined>(SHARED_CACHE_KEY, targets);
+    if (shared !== undefined && (request.method === 'GET' || request.method === 'HEAD')) {
+      response.setHeader('Cache-Control', `public, max-age=0, s-maxage=${shared}`);
+      return next.handle();
+    }
+    const personal = Boolean(
+      request.headers.authorization || request.headers.cookie || request.user,
+    );
+    if (personal) {
+      response.setHeader('Cache-Control', 'private, no-store');
+      response.setHeader('Vary', 'Authorization');
+    } else if (request.method === 'GET' && maxAge !== undefined && maxAge > 0) {
+      response.setHeader('Cache-Control', `public, max-age=0, s-maxage=${maxAge}`);
+      response.setHeader('Vary', 'Authorization');
+      return next.handle().pipe(
+        map((body: unknown) => {
+          // Handlers that answer themselves (files with their own validators) keep theirs.
+          if (body !== undefined && !response.headersSent && !response.getHeader('ETag'))
+            response.setHeader('ETag', jsonEtag(body));
+          return body;
+        }),
       );
-      if (personal) {
-        response.setHeader('Cache-Control', 'private, no-store');
-        response.setHeader('Vary', 'Authorization');
-      } else if (request.method === 'GET' && maxAge !== undefined && maxAge > 0) {
-        response.setHeader('Cache-Control', `public, max-age=${maxAge}`);
-        response.setHeader('Vary', 'Authorization');
-      } else {
-        response.setHeader('Cache-Control', 'private, no-store');
-      }
+    } else {
+      response.setHeader('Cache-Control', 'private, no-store');
     }
     return next.handle();
   }

@@ -10,6 +10,7 @@ import {
   ServiceUnavailableResponse,
   ValidationErrorResponse,
 } from '../errors/error.response.js';
+import { PUBLIC_CACHE_KEY } from '../http/cache-control.js';
 import { RATE_LIMIT_KEY } from '../rate-limit/rate-limit.decorator.js';
 
 export const API_VERSION = '1.8.0';
@@ -19,6 +20,7 @@ interface RouteFacts {
   optionalAuth: boolean;
   staffOnly: boolean;
   rateLimited: boolean;
+  publicCache: boolean;
 }
 
 type ResponseMap = Record<string, unknown>;
@@ -32,6 +34,9 @@ interface Operation {
 
 /** Metadata of `@ApiExcludeController()`: the staff console's HTML pages, which are not part of the API. */
 const EXCLUDED_CONTROLLER = 'swagger/apiExcludeController';
+
+/** Path parameters that name an object (whose absence is a 404). */
+const OBJECT_KEYS = ['slug', 'id', 'token'];
 
 const ref = (model: { name: string }) => ({
   content: { 'application/json': { schema: { $ref: getSchemaPath(model.name) } } },
@@ -61,6 +66,7 @@ function routeFacts(app: INestApplication): Map<string, RouteFacts> {
         optionalAuth: Boolean(reflector.getAllAndOverride(OPTIONAL_AUTH_KEY, targets)),
         staffOnly: Boolean(reflector.getAllAndOverride(STAFF_ONLY_KEY, targets)),
         rateLimited: rateLimit !== undefined && rateLimit !== 'none',
+        publicCache: reflector.getAllAndOverride(PUBLIC_CACHE_KEY, targets) !== undefined,
       });
     }
   }
@@ -84,6 +90,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Every error is `{message, details}`.',
     )
     .setVersion(API_VERSION)
+    .addServer('/', 'The server that serves this document')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
     .build();
   const document = SwaggerModule.createDocument(app, config, {
@@ -103,11 +110,25 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         operation.responses[status] ??= { description, ...ref(model) };
       };
       if (route && (!route.isPublic || route.optionalAuth)) {
-        operation.security = [{ bearer: [] }];
+        operation.security = route.optionalAuth ? [{ bearer: [] }, {}] : [{ bearer: [] }];
+      } else {
+        operation.security = [];
       }
       if (route && !route.isPublic && !route.optionalAuth)
         add('401', 'Missing, invalid or expired access token.', ErrorResponse);
       if (route?.staffOnly) add('403', 'Staff access required.', ErrorResponse);
+      // An object named in the path (slug, id, device token) may not exist, or not be the caller's to see.
+      const parameters = (operation.parameters ?? []) as { in?: string; name?: string }[];
+      if (parameters.some((p) => p.in === 'path' && OBJECT_KEYS.includes(p.name ?? '')))
+        add('404', 'Not found: no such object, or one the caller may not see.', ErrorResponse);
+      if (operation.requestBody) {
+        add(
+          '400',
+          'Malformed body (`Cannot parse request body.`) or a refused value.',
+          ErrorResponse,
+        );
+        add('413', 'Request body too large.', ErrorResponse);
+      }
       if (operation.parameters?.length || operation.requestBody) {
         add('422', 'Request validation error.', ValidationErrorResponse);
       }
@@ -130,7 +151,67 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         },
         ...ref(ServiceUnavailableResponse),
       };
+      if (route?.publicCache) documentPublicCache(operation.responses);
     }
   }
+  nullableForValidators(document.components?.schemas ?? {});
   return document;
+}
+
+const header = (description: string, required = false) => ({
+  description,
+  required,
+  schema: { type: 'string' },
+});
+
+/** Anonymous reads of a @PublicCache route: shared-cacheable, revalidated with ETag / If-None-Match (304). */
+function documentPublicCache(responses: ResponseMap): void {
+  const ok = responses['200'] as { headers?: Record<string, unknown> } | undefined;
+  if (ok) {
+    // Headers a route documents itself (files with their own validators) win.
+    ok.headers = {
+      'Cache-Control': {
+        ...header(
+          '`public, max-age=0, s-maxage=N` for anonymous reads; `private, no-store` with a token.',
+          true,
+        ),
+        schema: {
+          type: 'string',
+          pattern: '^(public, max-age=0, s-maxage=\\d+|private, no-store)$',
+        },
+      },
+      ETag: header('Anonymous reads only: send it back as If-None-Match to revalidate.'),
+      Vary: header('`Authorization`.'),
+      ...ok.headers,
+    };
+  }
+  responses['304'] ??= {
+    description: 'Not modified: the If-None-Match ETag of an anonymous read still matches.',
+    headers: { ETag: header('The same ETag.', true) },
+  };
+}
+
+/**
+ * `nullable: true` as OpenAPI 3.0 validators (Ajv) read it: it only widens a `type`, so a nullable `enum` must list
+ * `null` itself, and a nullable reference (which @nestjs/swagger writes as `allOf: [$ref]` beside `nullable`) becomes
+ * `anyOf: [$ref, null]`. Applied to every schema, so a new nullable field cannot reintroduce the problem.
+ */
+export function nullableForValidators(node: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach(nullableForValidators);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  for (const value of Object.values(schema)) nullableForValidators(value);
+  if (schema.nullable !== true) return;
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum.push(null);
+  const refs = (schema.allOf ?? (schema.$ref ? [{ $ref: schema.$ref }] : null)) as unknown[] | null;
+  if (refs?.length === 1 && !schema.properties) {
+    delete schema.allOf;
+    delete schema.$ref;
+    delete schema.type;
+    delete schema.nullable;
+    schema.anyOf = [refs[0], { type: 'object', nullable: true, enum: [null] }];
+  }
 }

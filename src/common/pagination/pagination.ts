@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { ToInt } from '../validation/transforms.js';
 
@@ -11,6 +11,7 @@ export class PaginationQueryDto {
   @ToInt()
   @IsInt()
   @Min(1)
+  @ApiPropertyOptional({ type: 'integer' })
   page: number = 1;
 
   /** Items per page, 1–50. */
@@ -19,14 +20,19 @@ export class PaginationQueryDto {
   @IsInt()
   @Min(1)
   @Max(MAX_PAGE_SIZE)
+  @ApiPropertyOptional({ type: 'integer' })
   page_size: number = DEFAULT_PAGE_SIZE;
 }
 
 export class PaginationMeta {
-  @ApiProperty() page: number;
-  @ApiProperty() page_size: number;
-  @ApiProperty() total: number;
-  @ApiProperty() total_pages: number;
+  @ApiProperty({ type: 'integer' })
+  page: number;
+  @ApiProperty({ type: 'integer' })
+  page_size: number;
+  @ApiProperty({ type: 'integer' })
+  total: number;
+  @ApiProperty({ type: 'integer' })
+  total_pages: number;
   @ApiProperty() has_next: boolean;
   @ApiProperty() has_previous: boolean;
 }

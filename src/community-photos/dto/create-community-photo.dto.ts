@@ -20,6 +20,7 @@ export class CreateCommunityPhotoForm extends CreateCommunityPhotoDto {
 }
 
 export class CommunityPhotoResponse {
+  @ApiProperty({ type: 'integer' })
   id: number;
   caption: string;
   @ApiProperty({ enum: ['pending', 'approved', 'rejected'] })

@@ -4,7 +4,6 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsISO31661Alpha2,
   IsNotEmpty,
   IsNumber,
   IsOptional,
@@ -13,7 +12,9 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateBy,
   ValidateIf,
+  isISO31661Alpha2,
 } from 'class-validator';
 import { ToBoolean, ToInt, ToNumber, Trim } from '../../common/validation/transforms.js';
 
@@ -78,6 +79,7 @@ export class LibraryOptionalFields {
   @IsInt()
   @Min(0)
   @Max(1_000_000)
+  @ApiPropertyOptional({ type: 'integer' })
   capacity?: number;
 
   @IsOptional()
@@ -133,9 +135,27 @@ export const CITY_RULES = [
   MaxLength(100),
   MaxChars(100),
 ];
+/**
+ * User-assigned codes that Apple MapKit and CLDR use for a country ISO 3166-1 has not assigned: `XK` (Kosovo;
+ * CLDR names it and gives it a flag, so countryName/flagEmoji need nothing more).
+ */
+export const USER_ASSIGNED_COUNTRY_CODES: readonly string[] = ['XK'];
+
+/** An ISO 3166-1 alpha-2 code, or one of USER_ASSIGNED_COUNTRY_CODES. */
+const IsCountryCode = () =>
+  ValidateBy({
+    name: 'isCountryCode',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'string' &&
+        (isISO31661Alpha2(value) || USER_ASSIGNED_COUNTRY_CODES.includes(value)),
+      defaultMessage: () => 'country must be an ISO 3166-1 alpha-2 code',
+    },
+  });
+
 export const COUNTRY_RULES = [
   Transform(({ value }) => (typeof value === 'string' ? value.trim().toUpperCase() : value)),
-  IsISO31661Alpha2({ message: 'country must be an ISO 3166-1 alpha-2 code' }),
+  IsCountryCode(),
 ];
 export const LATITUDE_RULES = [
   ToNumber(),

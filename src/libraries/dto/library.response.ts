@@ -1,8 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PaginationMeta } from '../../common/pagination/pagination.js';
 
 /** The public list item: exactly the spec's 23 fields. */
 export class LibraryItemResponse {
+  @ApiProperty({ type: 'integer' })
   id: number;
   slug: string;
   name: string;
@@ -19,6 +20,7 @@ export class LibraryItemResponse {
   postal_code: string;
   @ApiProperty({ enum: ['yes', 'no', 'limited', ''], description: '"" when unknown' })
   wheelchair_accessible: string;
+  @ApiProperty({ type: 'integer', nullable: true })
   capacity: number | null;
   is_indoor: boolean | null;
   is_lit: boolean | null;
@@ -34,6 +36,7 @@ export class LibraryItemResponse {
 }
 
 export class CommunityPhotoItemResponse {
+  @ApiProperty({ type: 'integer' })
   id: number;
   caption: string;
   photo_url: string;
@@ -45,6 +48,13 @@ export class LibraryDetailResponse extends LibraryItemResponse {
   /** Approved community photos, newest first. */
   @ApiProperty({ type: [CommunityPhotoItemResponse] })
   photos: CommunityPhotoItemResponse[];
+
+  /** Only in the submitter's own view of a rejected library. */
+  @ApiPropertyOptional({ enum: ['rejected'] })
+  status?: string;
+
+  /** Only in the submitter's own view of a rejected library; "" when no reason was given. */
+  rejection_reason?: string;
 }
 
 /** The create response: the item plus the submitter's own permission value. */
@@ -90,6 +100,7 @@ export class CountryResponse {
   country_code: string;
   country_name: string;
   flag_emoji: string;
+  @ApiProperty({ type: 'integer' })
   count: number;
 }
 
@@ -99,6 +110,7 @@ export class CountryListResponse {
 }
 
 export class LibraryRefResponse {
+  @ApiProperty({ type: 'integer' })
   id: number;
   slug: string;
   name: string;
@@ -109,6 +121,7 @@ export class LibraryRefResponse {
 }
 
 export class MyReportResponse {
+  @ApiProperty({ type: 'integer' })
   id: number;
   library: LibraryRefResponse;
   reason: string;
@@ -125,6 +138,7 @@ export class MyReportPageResponse {
 }
 
 export class MyPhotoResponse {
+  @ApiProperty({ type: 'integer' })
   id: number;
   library: LibraryRefResponse;
   caption: string;
@@ -143,6 +157,7 @@ export class MyPhotoPageResponse {
 }
 
 export class ReportCreatedResponse {
+  @ApiProperty({ type: 'integer' })
   id: number;
   reason: string;
   created_at: string;

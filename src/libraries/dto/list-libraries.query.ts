@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsBoolean,
   IsDefined,
@@ -117,6 +118,7 @@ export class LatestLibrariesQueryDto {
   @IsInt()
   @Min(1)
   @Max(50)
+  @ApiPropertyOptional({ type: 'integer' })
   limit: number = 10;
 
   @IsOptional()

@@ -269,9 +269,9 @@ export class MapApiClient {
     });
   }
 
-  /** GET /api/capabilities: the server's element limits and status, read instead of hard-coded. */
+  /** GET /api/0.6/capabilities: the server's element limits and status, read instead of hard-coded. */
   async capabilities(): Promise<MapApiCapabilities> {
-    return this.call('capabilities', 'GET', '/api/capabilities', null, (text) => {
+    return this.call('capabilities', 'GET', '/api/0.6/capabilities', null, (text) => {
       const api = childNamed(rootNamed(text, 'osm'), 'api');
       if (!api) throw new UnusableAnswer();
       const version = childNamed(api, 'version');

@@ -98,7 +98,7 @@ export class MapContributionConsoleController {
     for (const slug of query.slugs) {
       const [record, preview] = await Promise.all([
         this.contributions.detail(slug),
-        this.contributions.preview(slug, verified),
+        this.contributions.dryRun(slug, verified),
       ]);
       items.push({
         record,
@@ -299,7 +299,7 @@ export class MapContributionConsoleController {
     const verified = verifiedOf(query);
     const [record, preview] = await Promise.all([
       this.contributions.detail(slug),
-      this.contributions.preview(slug, verified),
+      this.contributions.dryRun(slug, verified),
     ]);
     this.pages.render(req, res, view, {
       title: `${heading}: ${record.library.name || record.library.slug}`,

@@ -1,3 +1,4 @@
+import { BLOCKER_ORDER } from '../domain/eligibility.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -141,6 +142,7 @@ export class ResolveDto {
   @ToInt()
   @IsInt()
   @Min(1)
+  @ApiPropertyOptional({ type: 'integer' })
   element_id?: number;
 
   /** Why; required for every outcome (it is the audit record). */
@@ -154,16 +156,33 @@ export class ResolveDto {
 }
 
 export class UserRefDto {
+  @ApiProperty({ type: 'integer' })
   id: number;
   username: string;
 }
 
 export class BlockerDto {
+  @ApiProperty({ enum: BLOCKER_ORDER })
   code: string;
   message: string;
 }
 
+export class BlockedDetails {
+  @ApiProperty({ type: [BlockerDto] })
+  blockers: BlockerDto[];
+}
+
+/** 409: the action is refused now; `details.blockers` says why (the same codes as the record's blockers). */
+export class BlockedResponse {
+  @ApiProperty({ example: 'The action is not allowed for this library now.' })
+  message: string;
+  /** null when the request conflicts with existing data (e.g. an element already linked to another library). */
+  @ApiProperty({ type: BlockedDetails, nullable: true })
+  details: BlockedDetails | null;
+}
+
 export class ContributionLibraryDto {
+  @ApiProperty({ type: 'integer' })
   id: number;
   slug: string;
   name: string;
@@ -204,7 +223,9 @@ export class ContributionRecordResponse {
   duplicate_candidates: unknown[];
   @ApiProperty({ enum: ['node', 'way', 'relation'], nullable: true })
   mapdb_element_type: string | null;
+  @ApiProperty({ type: 'integer', nullable: true })
   mapdb_element_id: number | null;
+  @ApiProperty({ type: 'integer', nullable: true })
   changeset_id: number | null;
   contributed_at: string | null;
   @ApiProperty({ type: UserRefDto, nullable: true })
@@ -246,6 +267,7 @@ export class BatchConfirmItemDto {
   slug: string;
   @ApiProperty({ enum: CONTRIBUTION_STATUSES })
   status: string;
+  @ApiProperty({ type: 'integer', nullable: true })
   mapdb_element_id: number | null;
   /** Why the library was left out of the batch's changeset (empty when it was written). */
   @ApiProperty({ type: [BlockerDto] })
@@ -256,6 +278,7 @@ export class BatchConfirmBatchDto {
   city: string;
   country: string;
   /** The batch's one changeset; null when no library of the batch was eligible. */
+  @ApiProperty({ type: 'integer', nullable: true })
   changeset_id: number | null;
   @ApiProperty({ type: [BatchConfirmItemDto] })
   items: BatchConfirmItemDto[];

@@ -74,6 +74,7 @@ export class IdParamDto {
   @ToInt()
   @IsInt()
   @Min(1)
+  @ApiProperty({ type: 'integer' })
   id: number;
 }
 
@@ -114,6 +115,7 @@ export class ReviewChangesDto {
 }
 
 export class UserRefResponse {
+  @ApiProperty({ type: 'integer' })
   id: number;
   username: string;
 }
@@ -141,6 +143,7 @@ export class ModerationLibraryRefResponse extends LibraryRefResponse {
 }
 
 export class ModerationReportResponse {
+  @ApiProperty({ type: 'integer' })
   id: number;
   library: ModerationLibraryRefResponse;
   @ApiProperty({ type: UserRefResponse, nullable: true })
@@ -160,6 +163,7 @@ export class ModerationReportPageResponse {
 }
 
 export class ModerationPhotoResponse {
+  @ApiProperty({ type: 'integer' })
   id: number;
   library: ModerationLibraryRefResponse;
   @ApiProperty({ type: UserRefResponse, nullable: true })
@@ -179,12 +183,18 @@ export class ModerationPhotoPageResponse {
 }
 
 export class ModerationSummaryResponse {
+  @ApiProperty({ type: 'integer' })
   pending_libraries_count: number;
+  @ApiProperty({ type: 'integer' })
   open_reports_count: number;
+  @ApiProperty({ type: 'integer' })
   pending_photos_count: number;
   /** The sum of the three counts above */
+  @ApiProperty({ type: 'integer' })
   total_pending: number;
   /** Approved libraries */
+  @ApiProperty({ type: 'integer' })
   total_libraries: number;
+  @ApiProperty({ type: 'integer' })
   total_users: number;
 }
