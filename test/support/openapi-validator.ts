@@ -92,7 +92,7 @@ export class OpenApiResponseValidator {
 
   /** What is wrong with the response according to the document; [] when it matches (or is not the API's). */
   problems(response: ObservedResponse): string[] {
-    const path = decodeURIComponent(new URL(response.url, 'http://x').pathname);
+    const path = decodedPath(response.url);
     if (NOT_DOCUMENTED.some((pattern) => pattern.test(path))) return [];
     const method = response.method.toLowerCase();
     const route = this.routes.find(({ pattern, item }) => pattern.test(path) && item[method]);
@@ -205,4 +205,14 @@ function closed<T>(schema: T): T {
   if (copy.properties && typeof copy.properties === 'object' && !('additionalProperties' in copy))
     copy.additionalProperties = false;
   return copy as T;
+}
+
+/** The request's path, percent-decoded; a path that is not valid UTF-8 (hostile-input tests send them) stays raw. */
+function decodedPath(url: string): string {
+  const raw = new URL(url, 'http://x').pathname;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
