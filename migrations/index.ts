@@ -4,6 +4,7 @@ import { Libraries1763900000000 } from './1763900000000-libraries.js';
 import { MapContribution1764000000000 } from './1764000000000-map-contribution.js';
 import { AdminConsole1764100000000 } from './1764100000000-admin-console.js';
 import { ProximityCount1764200000000 } from './1764200000000-proximity-count.js';
+import { ModerationAudit1764700000000 } from './1764700000000-moderation-audit.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   MapContribution1764000000000,
   AdminConsole1764100000000,
   ProximityCount1764200000000,
+  ModerationAudit1764700000000,
 ];

@@ -43,6 +43,11 @@ const LIBRARY_DONE: Record<string, string> = {
   pending: 'Library returned to pending.',
 };
 
+const actorOf = (req: ConsoleRequest) => ({
+  id: req.consoleUser!.id,
+  username: req.consoleUser!.username,
+});
+
 /**
  * The staff console's moderation pages. Every action calls the moderation service the JSON API uses, then
  * redirects (post/redirect/get) with a message.
@@ -126,7 +131,7 @@ export class ConsoleController {
     @Param('slug') slug: string,
     @Body() form: UpdateLibraryStatusDto,
   ): Promise<void> {
-    const library = await this.moderation.setLibraryStatus(slug, form);
+    const library = await this.moderation.setLibraryStatus(actorOf(req), slug, form);
     this.pages.redirect(req, res, `/admin/libraries/${encodeURIComponent(library.slug)}`, {
       kind: 'notice',
       text: LIBRARY_DONE[library.status] ?? 'Saved.',
@@ -141,7 +146,7 @@ export class ConsoleController {
     @Param('slug') slug: string,
     @Body() form: ReviewChangesDto,
   ): Promise<void> {
-    const library = await this.moderation.reviewChanges(slug, form);
+    const library = await this.moderation.reviewChanges(actorOf(req), slug, form);
     this.pages.redirect(req, res, `/admin/libraries/${encodeURIComponent(library.slug)}`, {
       kind: 'notice',
       text:
@@ -176,7 +181,7 @@ export class ConsoleController {
     @Param() params: IdParamDto,
     @Body() form: UpdatePhotoStatusDto,
   ): Promise<void> {
-    const photo = await this.moderation.setPhotoStatus(params.id, form.status);
+    const photo = await this.moderation.setPhotoStatus(actorOf(req), params.id, form.status);
     this.pages.redirect(req, res, consoleReturnPath(this.returnOf(req), req), {
       kind: 'notice',
       text: `Photo #${photo.id} of “${photo.library.name}” is now ${photo.status}.`,
@@ -209,7 +214,7 @@ export class ConsoleController {
     @Param() params: IdParamDto,
     @Body() form: UpdateReportStatusDto,
   ): Promise<void> {
-    const report = await this.moderation.setReportStatus(params.id, form.status);
+    const report = await this.moderation.setReportStatus(actorOf(req), params.id, form.status);
     this.pages.redirect(req, res, consoleReturnPath(this.returnOf(req), req), {
       kind: 'notice',
       text: `Report #${report.id} on “${report.library.name}” is now ${report.status}.`,

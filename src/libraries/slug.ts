@@ -6,7 +6,14 @@ const slugify = slugifyModule as unknown as (
 ) => string;
 
 /** Words that are routes of their own under /libraries/ and so can never be a slug. */
-export const RESERVED_SLUGS = new Set(['latest', 'countries', 'favourites', 'mine', 'moderation']);
+export const RESERVED_SLUGS = new Set([
+  'latest',
+  'countries',
+  'favourites',
+  'mine',
+  'moderation',
+  'audit',
+]);
 const MAX_BASE_LENGTH = 200;
 
 /**

@@ -1,12 +1,22 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import { paginate, type Page } from '../common/pagination/pagination.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
-import { LibrariesService } from '../libraries/libraries.service.js';
+import { EDITABLE_FIELDS, LibrariesService, type UploadedPhoto } from '../libraries/libraries.service.js';
 import { LibraryMapper, libraryRef } from '../libraries/library.mapper.js';
 import type { PendingPhoto } from '../libraries/library.entity.js';
-import type { LibraryValues } from '../libraries/library.row.js';
+import type { LibraryRow, LibraryValues } from '../libraries/library.row.js';
+import type { AuditKind } from '../moderation-audit/dto/moderation-audit.dto.js';
+import {
+  ModerationAuditService,
+  type AuditActor,
+} from '../moderation-audit/moderation-audit.service.js';
+import {
+  STAFF_PROTECTED_LIBRARY_FIELDS,
+  type StaffUpdateLibraryDto,
+} from './dto/moderation.dto.js';
 import type {
   ModerationLibrariesQueryDto,
   ModerationLibraryResponse,
@@ -16,7 +26,6 @@ import type {
   ModerationReportsQueryDto,
   ModerationSummaryResponse,
   ReviewChangesDto,
-  UpdateLibraryStatusDto,
 } from './dto/moderation.dto.js';
 import {
   ModerationRepository,
@@ -24,6 +33,49 @@ import {
   type ModerationPhotoRow,
   type ModerationReportRow,
 } from './moderation.repository.js';
+
+const LIBRARY_STATUS_KINDS: Record<string, AuditKind> = {
+  approved: 'library_approved',
+  rejected: 'library_rejected',
+  pending: 'library_returned_to_pending',
+};
+const PHOTO_STATUS_KINDS: Record<string, AuditKind> = {
+  approved: 'photo_approved',
+  rejected: 'photo_rejected',
+  pending: 'photo_returned_to_pending',
+};
+const REPORT_STATUS_KINDS: Record<string, AuditKind> = {
+  resolved: 'report_resolved',
+  dismissed: 'report_dismissed',
+  open: 'report_reopened',
+};
+
+type FieldChanges = Record<string, { before: unknown; after: unknown }>;
+
+/** A library's current value of a submission field (coordinates are read as lat/lng). */
+function currentValue(row: LibraryRow, field: keyof LibraryValues): unknown {
+  if (field === 'latitude') return row.lat;
+  if (field === 'longitude') return row.lng;
+  return row[field];
+}
+
+/** Field-level before/after of the values an edit sets; fields it leaves as they are do not appear. */
+export function fieldChanges(row: LibraryRow, changes: Partial<LibraryValues>): FieldChanges {
+  const result: FieldChanges = {};
+  for (const field of EDITABLE_FIELDS) {
+    if (!(field in changes)) continue;
+    const before = currentValue(row, field);
+    const after = changes[field];
+    if (before !== after) result[field] = { before, after };
+  }
+  return result;
+}
+
+/** A status update as both the staff edit and the console's status form send it. */
+export interface LibraryStatusChange {
+  status: string;
+  rejection_reason?: string | null;
+}
 
 /**
  * Staff moderation of libraries, staged owner edits, reports and community photos. Approving anything here has no
@@ -37,7 +89,10 @@ export class ModerationService {
     private readonly librariesService: LibrariesService,
     private readonly mapper: LibraryMapper,
     private readonly media: MediaStorage,
+    private readonly audit: ModerationAuditService,
   ) {}
+
+  private readonly logger = new Logger(ModerationService.name);
 
   async summary(): Promise<ModerationSummaryResponse> {
     const counts = await this.moderation.summary();
@@ -72,28 +127,110 @@ export class ModerationService {
   }
 
   async setLibraryStatus(
+    actor: AuditActor,
     slug: string,
-    dto: UpdateLibraryStatusDto,
+    dto: LibraryStatusChange,
   ): Promise<ModerationLibraryResponse> {
     await this.moderation.transaction(async (manager) => {
       const row = await this.moderation.findLibrary(slug, manager, true);
       if (!row) throw ApiError.notFound();
-      const reason = dto.status === 'rejected' ? (dto.rejection_reason ?? '') : '';
-      await this.moderation.setLibraryStatus(manager, row.id, dto.status, reason);
+      await this.changeStatus(manager, actor, row, dto);
     });
     return this.getLibrary(slug);
   }
 
+  private async changeStatus(
+    manager: EntityManager,
+    actor: AuditActor,
+    row: LibraryRow,
+    dto: LibraryStatusChange,
+  ): Promise<void> {
+    const reason = dto.status === 'rejected' ? (dto.rejection_reason ?? '') : '';
+    await this.moderation.setLibraryStatus(manager, row.id, dto.status, reason);
+    await this.audit.record(manager, LIBRARY_STATUS_KINDS[dto.status], actor, row.id, {
+      from: row.status,
+      to: dto.status,
+      ...(dto.status === 'rejected' ? { reason } : {}),
+    });
+  }
+
+  /**
+   * Staff edit (PATCH /libraries/moderation/{slug}): any submission field, applied in place whatever the status
+   * (an owner's staged edit stays staged for staff to decide), a new primary photo, and optionally a status
+   * change. Recorded field by field (before/after) in the audit trail, in the same transaction.
+   */
+  async updateLibrary(
+    actor: AuditActor,
+    slug: string,
+    rawBody: Record<string, unknown>,
+    dto: StaffUpdateLibraryDto,
+    file: UploadedPhoto | undefined,
+  ): Promise<ModerationLibraryResponse> {
+    const changes = this.librariesService.editChanges(
+      rawBody,
+      dto,
+      STAFF_PROTECTED_LIBRARY_FIELDS,
+    );
+    if (Object.keys(changes).length === 0 && !file && dto.status === undefined)
+      throw ApiError.badRequest('Provide at least one field to update.');
+    if (!(await this.moderation.findLibrary(slug))) throw ApiError.notFound();
+
+    const photo = file ? await this.librariesService.storePhoto(file, 'libraries') : null;
+    let replaced: PendingPhoto | null = null;
+    try {
+      await this.moderation.transaction(async (manager) => {
+        const row = await this.moderation.findLibrary(slug, manager, true);
+        if (!row) throw ApiError.notFound();
+        const fields = fieldChanges(row, changes);
+        if (Object.keys(fields).length > 0 || photo) {
+          const applied = Object.fromEntries(
+            Object.entries(changes).filter(([field]) => field in fields),
+          ) as Partial<LibraryValues>;
+          // A coordinate pair moves together, even when only one of the two differs.
+          if ('latitude' in fields || 'longitude' in fields) {
+            applied.latitude = changes.latitude;
+            applied.longitude = changes.longitude;
+          }
+          const aiFields = row.ai_generated_fields.filter((field) => !(field in applied));
+          await this.libraries.updateValues(manager, row.id, applied, photo, aiFields);
+          if (photo && row.photo_key && row.thumbnail_key)
+            replaced = { photo_key: row.photo_key, thumbnail_key: row.thumbnail_key };
+          await this.audit.record(manager, 'library_edited', actor, row.id, {
+            changes: fields,
+            ...(photo
+              ? {
+                  photo: {
+                    before: this.media.url(row.photo_key),
+                    after: this.media.url(photo.photo_key),
+                  },
+                }
+              : {}),
+          });
+        }
+        if (dto.status !== undefined) await this.changeStatus(manager, actor, row, dto as LibraryStatusChange);
+      });
+    } catch (error) {
+      if (photo) await this.librariesService.discardPhoto(photo);
+      throw error;
+    }
+    if (replaced) await this.librariesService.discardReplacedPhoto(replaced);
+    return this.getLibrary(slug);
+  }
+
   /** Applies (approve) or discards (reject) an owner's staged edit of an approved library. */
-  async reviewChanges(slug: string, dto: ReviewChangesDto): Promise<ModerationLibraryResponse> {
+  async reviewChanges(
+    actor: AuditActor,
+    slug: string,
+    dto: ReviewChangesDto,
+  ): Promise<ModerationLibraryResponse> {
     const obsolete: PendingPhoto[] = [];
     await this.moderation.transaction(async (manager) => {
       const row = await this.moderation.findLibrary(slug, manager, true);
       if (!row) throw ApiError.notFound();
       if (!row.pending_changes && !row.pending_photo)
         throw ApiError.badRequest('No staged changes to review.');
+      const changes = (row.pending_changes ?? {}) as Partial<LibraryValues>;
       if (dto.action === 'approve') {
-        const changes = (row.pending_changes ?? {}) as Partial<LibraryValues>;
         const aiFields = row.ai_generated_fields.filter((field) => !(field in changes));
         await this.libraries.updateValues(manager, row.id, changes, row.pending_photo, aiFields);
         if (row.pending_photo && row.photo_key && row.thumbnail_key) {
@@ -103,6 +240,13 @@ export class ModerationService {
         obsolete.push(row.pending_photo);
       }
       await this.moderation.clearStaged(manager, row.id);
+      await this.audit.record(
+        manager,
+        dto.action === 'approve' ? 'staged_edit_applied' : 'staged_edit_rejected',
+        actor,
+        row.id,
+        { changes: fieldChanges(row, changes), photo: row.pending_photo !== null },
+      );
     });
     for (const photo of obsolete) await this.librariesService.discardReplacedPhoto(photo);
     return this.getLibrary(slug);
@@ -118,8 +262,20 @@ export class ModerationService {
     );
   }
 
-  async setReportStatus(id: number, status: string): Promise<ModerationReportResponse> {
-    if (!(await this.moderation.setReportStatus(id, status))) throw ApiError.notFound();
+  async setReportStatus(
+    actor: AuditActor,
+    id: number,
+    status: string,
+  ): Promise<ModerationReportResponse> {
+    await this.moderation.transaction(async (manager) => {
+      const report = await this.moderation.setReportStatus(manager, id, status);
+      if (!report) throw ApiError.notFound();
+      await this.audit.record(manager, REPORT_STATUS_KINDS[status], actor, report.library_id, {
+        report_id: id,
+        from: report.previous,
+        to: status,
+      });
+    });
     return this.report((await this.moderation.findReport(id))!);
   }
 
@@ -133,8 +289,32 @@ export class ModerationService {
     );
   }
 
-  async setPhotoStatus(id: number, status: string): Promise<ModerationPhotoResponse> {
-    if (!(await this.moderation.setPhotoStatus(id, status))) throw ApiError.notFound();
+  /**
+   * Approves, rejects or returns a community photo to pending. A rejected photo's files leave public view once the
+   * decision is committed (withdrawn from the media root, so approving it again later restores them).
+   */
+  async setPhotoStatus(
+    actor: AuditActor,
+    id: number,
+    status: string,
+  ): Promise<ModerationPhotoResponse> {
+    const photo = await this.moderation.transaction(async (manager) => {
+      const changed = await this.moderation.setPhotoStatus(manager, id, status);
+      if (!changed) throw ApiError.notFound();
+      await this.audit.record(manager, PHOTO_STATUS_KINDS[status], actor, changed.library_id, {
+        photo_id: id,
+        from: changed.previous,
+        to: status,
+      });
+      return changed;
+    });
+    const keys = [photo.photo_key, photo.thumbnail_key];
+    try {
+      if (status === 'rejected') for (const key of keys) await this.media.withdraw(key);
+      else if (photo.previous === 'rejected') for (const key of keys) await this.media.restore(key);
+    } catch (error) {
+      this.logger.error(`could not move the files of photo ${id}: ${(error as Error).message}`);
+    }
     return this.photo((await this.moderation.findPhoto(id))!);
   }
 

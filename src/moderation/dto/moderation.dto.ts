@@ -13,7 +13,12 @@ import {
 import { PaginationQueryDto, PaginationMeta } from '../../common/pagination/pagination.js';
 import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
 import { ToInt, Trim } from '../../common/validation/transforms.js';
+import { PHOTO_PROPERTY } from '../../libraries/dto/library-fields.js';
 import { LibraryItemResponse, LibraryRefResponse } from '../../libraries/dto/library.response.js';
+import {
+  PROTECTED_LIBRARY_FIELDS,
+  UpdateLibraryDto,
+} from '../../libraries/dto/update-library.dto.js';
 import { REPORT_REASONS } from '../../reports/dto/create-report.dto.js';
 
 export const LIBRARY_STATUSES = ['pending', 'approved', 'rejected'] as const;
@@ -94,6 +99,41 @@ export class UpdateLibraryStatusDto {
   @MaxChars(2000)
   rejection_reason?: string | null;
 }
+
+/**
+ * PATCH /libraries/moderation/{slug}: a status change, a staff edit of any submission field, or both. JSON, or a
+ * multipart form whose `photo` replaces the primary photo. Origin, permission and provenance stay read-only.
+ */
+export class StaffUpdateLibraryDto extends UpdateLibraryDto {
+  @ApiPropertyOptional({ enum: LIBRARY_STATUSES })
+  @IsOptional()
+  @IsIn(LIBRARY_STATUSES)
+  status?: (typeof LIBRARY_STATUSES)[number];
+
+  /** Shown to the submitter; kept only while the library is rejected. */
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000 })
+  @ValidateIf(
+    (dto: StaffUpdateLibraryDto) =>
+      dto.rejection_reason !== undefined && dto.rejection_reason !== null,
+  )
+  @Trim()
+  @IsString()
+  @NoNul()
+  @MaxLength(2000)
+  @MaxChars(2000)
+  rejection_reason?: string | null;
+}
+
+/** OpenAPI shape of the staff edit; `photo` only in a multipart form. */
+export class StaffUpdateLibraryForm extends StaffUpdateLibraryDto {
+  @PHOTO_PROPERTY
+  photo?: unknown;
+}
+
+/** Fields staff never set through the edit: 400 `Unsupported field: <name>.` (the permission only via withdrawal). */
+export const STAFF_PROTECTED_LIBRARY_FIELDS = PROTECTED_LIBRARY_FIELDS.filter(
+  (field) => field !== 'status' && field !== 'rejection_reason',
+);
 
 export class UpdateReportStatusDto {
   @ApiProperty({ enum: REPORT_STATUSES })
