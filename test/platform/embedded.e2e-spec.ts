@@ -69,10 +69,10 @@ describe('embedded default database', () => {
         'admin',
         '--email',
         'admin@example.com',
-        '--password',
-        'embedded-passphrase',
       ],
       env,
+      undefined,
+      'embedded-passphrase\n',
     );
     expect(cli.stderr).toBe('');
     expect(cli.stdout).toMatch(/Created staff user admin/);
