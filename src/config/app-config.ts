@@ -5,7 +5,9 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { EnvironmentVariables } from './env.schema.js';
 
-export type RateLimitTier = 'read' | 'write' | 'login' | 'register' | 'refresh' | 'social';
+/** `staff`: requests authenticated as staff on staff endpoints, counted per user instead of per IP. */
+export type RateLimitTier =
+  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'staff';
 
 export const LAUNCH_GATES = [
   'plan',
@@ -190,6 +192,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         register: env.RATE_LIMIT_REGISTER ?? 5,
         refresh: env.RATE_LIMIT_REFRESH ?? 15,
         social: env.RATE_LIMIT_SOCIAL ?? 10,
+        staff: env.RATE_LIMIT_STAFF ?? 600,
       },
     },
     social: {

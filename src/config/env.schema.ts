@@ -179,6 +179,12 @@ export class EnvironmentVariables {
   RATE_LIMIT_SOCIAL?: number;
 
   @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
+  RATE_LIMIT_STAFF?: number;
+
+  @IsOptional()
   @IsString()
   @Transform(toTrimmed)
   APPLE_CLIENT_IDS?: string;

@@ -1,6 +1,12 @@
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import {
+  Injectable,
+  type CanActivate,
+  type ExecutionContext,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { ModuleRef, Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { STAFF_ONLY_KEY } from '../auth/auth.decorators.js';
 import { AppConfig, type RateLimitTier } from '../../config/app-config.js';
 import { ApiError } from '../errors/api-error.js';
 import { RATE_LIMIT_KEY, type RateLimitSpec } from './rate-limit.decorator.js';
@@ -13,7 +19,16 @@ export const RATE_LIMIT_MESSAGES: Record<RateLimitTier, string> = {
   register: 'Too many registration attempts. Please try again later.',
   refresh: 'Too many refresh attempts. Please try again later.',
   social: 'Too many social login attempts. Please try again later.',
+  staff: 'Too many requests. Please try again later.',
 };
+
+/**
+ * Who a request on a staff endpoint is authenticated as, when that is a staff member (the auth module provides it;
+ * it may attach the user to the request so authentication is not repeated). Null for anyone else.
+ */
+export abstract class StaffRequestIdentity {
+  abstract staffUserId(request: Request, response: Response): Promise<number | null>;
+}
 
 /**
  * The client is the socket's peer address; Express's `trust proxy` (set from TRUST_PROXY) decides whether
@@ -36,15 +51,46 @@ export function rateLimitSpecOf(
 
 /**
  * Global guard, registered ahead of authentication so an over-limit request is refused before anything else.
- * One counter per endpoint (or named bucket) and client IP; the tier sets the limit.
+ * One counter per endpoint (or named bucket) and client IP; the tier sets the limit. The one exception: a request
+ * authenticated as staff on a `@StaffOnly()` endpoint counts per endpoint and user against the `staff` tier.
  */
 @Injectable()
-export class RateLimitGuard implements CanActivate {
+export class RateLimitGuard implements CanActivate, OnModuleInit {
+  private staffIdentity: StaffRequestIdentity | null = null;
+
   constructor(
     private readonly reflector: Reflector,
     private readonly config: AppConfig,
     private readonly storage: RateLimitStorage,
+    private readonly moduleRef: ModuleRef,
   ) {}
+
+  onModuleInit(): void {
+    try {
+      this.staffIdentity = this.moduleRef.get(StaffRequestIdentity, { strict: false });
+    } catch {
+      this.staffIdentity = null; // an app without authentication (test probes): IP tiers only
+    }
+  }
+
+  /** The counter and tier of a request: the staff tier per user, or the route's tier per client IP. */
+  private async keyOf(
+    context: ExecutionContext,
+    bucket: string,
+    tier: RateLimitTier,
+  ): Promise<{ key: string; tier: RateLimitTier }> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request>();
+    const staffOnly = this.reflector.getAllAndOverride<boolean | undefined>(STAFF_ONLY_KEY, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (staffOnly === true && this.staffIdentity && request.headers.authorization) {
+      const userId = await this.staffIdentity.staffUserId(request, http.getResponse<Response>());
+      if (userId !== null) return { key: `${bucket}:staff:${userId}`, tier: 'staff' };
+    }
+    return { key: `${bucket}:${clientIp(request)}`, tier };
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
@@ -56,14 +102,14 @@ export class RateLimitGuard implements CanActivate {
     }
     if (spec === 'none' || !this.config.rateLimit.enabled) return true;
     const bucket = spec.bucket ?? `${context.getClass().name}.${context.getHandler().name}`;
-    const request = context.switchToHttp().getRequest<Request>();
+    const { key, tier } = await this.keyOf(context, bucket, spec.tier);
     const result = await this.storage.hit(
-      `${bucket}:${clientIp(request)}`,
+      key,
       this.config.rateLimit.windowSeconds * 1000,
-      this.config.rateLimit.limits[spec.tier],
+      this.config.rateLimit.limits[tier],
     );
     if (result.isBlocked) {
-      throw new ApiError(429, RATE_LIMIT_MESSAGES[spec.tier], {
+      throw new ApiError(429, RATE_LIMIT_MESSAGES[tier], {
         retry_after: result.retryAfterSeconds,
       });
     }
