@@ -74,7 +74,7 @@ export class ApiValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const location = locationOf(metadata, value);
     if (!location) return value;
-    const target = location === 'form' ? { ...metadata, type: 'body' as const } : metadata;
+    const target = metadata.type === 'custom' ? { ...metadata, type: 'body' as const } : metadata;
     try {
       return await super.transform(value ?? {}, target);
     } catch (error) {
