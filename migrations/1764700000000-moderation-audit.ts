@@ -29,6 +29,13 @@ export class ModerationAudit1764700000000 implements MigrationInterface {
     await queryRunner.query(
       'CREATE INDEX moderation_audit_events_library_idx ON moderation_audit_events (library_id, id)',
     );
+    // The console's audit page filters the map-contribution events by the same actor and library.
+    await queryRunner.query(
+      'CREATE INDEX map_contribution_events_library_idx ON map_contribution_events (library_id, id)',
+    );
+    await queryRunner.query(
+      'CREATE INDEX map_contribution_events_actor_idx ON map_contribution_events (lower(actor_username), id)',
+    );
     await queryRunner.query(`
       CREATE FUNCTION moderation_audit_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $fn$
       BEGIN
@@ -45,6 +52,8 @@ export class ModerationAudit1764700000000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP INDEX map_contribution_events_actor_idx');
+    await queryRunner.query('DROP INDEX map_contribution_events_library_idx');
     await queryRunner.query('DROP TABLE moderation_audit_events');
     await queryRunner.query('DROP FUNCTION moderation_audit_events_append_only()');
   }

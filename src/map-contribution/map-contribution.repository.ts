@@ -68,6 +68,26 @@ export interface HistoryEventRow extends EventRow {
   library_name: string | null;
 }
 
+/** Filters of the history: the staff member's username (case-insensitive) and the library's slug. */
+export interface HistoryFilter {
+  actor?: string;
+  library?: string;
+}
+
+function historyWhere(filter: HistoryFilter): { where: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const conditions: string[] = [];
+  if (filter.actor) {
+    params.push(filter.actor);
+    conditions.push(`lower(e.actor_username) = lower($${params.length})`);
+  }
+  if (filter.library) {
+    params.push(filter.library);
+    conditions.push(`e.library_id = (SELECT id FROM libraries WHERE slug = $${params.length})`);
+  }
+  return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
+}
+
 export interface NewEvent {
   type: string;
   outcome: string;
@@ -288,23 +308,27 @@ export class MapContributionRepository {
     );
   }
 
-  async countAllEvents(): Promise<number> {
+  async countAllEvents(filter: HistoryFilter = {}): Promise<number> {
+    const { where, params } = historyWhere(filter);
     const rows = (await this.dataSource.query(
-      'SELECT count(*)::int AS count FROM map_contribution_events',
+      `SELECT count(*)::int AS count FROM map_contribution_events e ${where}`,
+      params,
     )) as { count: number }[];
     return rows[0]!.count;
   }
 
-  /** The whole audit history, newest first. */
-  allEvents(limit: number, offset: number): Promise<HistoryEventRow[]> {
+  /** The whole audit history (or one actor's, one library's), newest first. */
+  allEvents(limit: number, offset: number, filter: HistoryFilter = {}): Promise<HistoryEventRow[]> {
+    const { where, params } = historyWhere(filter);
     return this.dataSource.query(
       `SELECT e.event_type, e.outcome, e.actor_id, e.actor_username, e.attempt_key, e.details, e.created_at,
               l.slug AS library_slug, l.name AS library_name
          FROM map_contribution_events e
          LEFT JOIN libraries l ON l.id = e.library_id
+        ${where}
         ORDER BY e.id DESC
-        LIMIT $1 OFFSET $2`,
-      [limit, offset],
+        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, offset],
     );
   }
 

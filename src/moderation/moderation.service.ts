@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import { paginate, type Page } from '../common/pagination/pagination.js';
+import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
 import { EDITABLE_FIELDS, LibrariesService, type UploadedPhoto } from '../libraries/libraries.service.js';
 import { LibraryMapper, libraryRef } from '../libraries/library.mapper.js';
@@ -90,6 +91,7 @@ export class ModerationService {
     private readonly mapper: LibraryMapper,
     private readonly media: MediaStorage,
     private readonly audit: ModerationAuditService,
+    private readonly enrichment: EnrichmentQueue,
   ) {}
 
   private readonly logger = new Logger(ModerationService.name);
@@ -250,6 +252,19 @@ export class ModerationService {
     });
     for (const photo of obsolete) await this.librariesService.discardReplacedPhoto(photo);
     return this.getLibrary(slug);
+  }
+
+  /**
+   * Queues AI enrichment of a library's blank name and description (the console's offer before approving a
+   * library without them). False when AI is not configured or nothing is blank.
+   */
+  async queueEnrichment(slug: string): Promise<boolean> {
+    return this.moderation.transaction(async (manager) => {
+      const row = await this.moderation.findLibrary(slug, manager, true);
+      if (!row) throw ApiError.notFound();
+      if (row.name && row.description) return false;
+      return this.enrichment.enqueue(manager, row.id);
+    });
   }
 
   listReports(query: ModerationReportsQueryDto): Promise<Page<ModerationReportResponse>> {

@@ -3,6 +3,7 @@
  * append-only audit trail (GET /libraries/moderation/audit), and rejected or replaced photos leave public view.
  */
 import request from 'supertest';
+import { StaffService } from '../../src/users/staff.service.js';
 import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { call, expectOnlyErrorsAt, getAs, insertReport, postPhoto } from '../support/community.js';
@@ -336,6 +337,35 @@ describe('staff edit, moderation audit trail and withdrawn media', () => {
       expect(paged.items.map((item) => item.kind)).toEqual(
         items.slice(5, 10).map((item) => item.kind),
       );
+    });
+
+    it('lists staff accounts created and promoted by the command line, with no actor and no library', async () => {
+      const staffService = t.app.get(StaffService);
+      const created = await staffService.createOrPromote({
+        username: 'night-shift',
+        email: 'night@example.com',
+        password: 'a-long-passphrase',
+      });
+      await staffService.createOrPromote({
+        username: 'Night-Shift',
+        email: 'night@example.com',
+        password: 'another-passphrase',
+      });
+      const created_ = await audit('?kind=staff_created');
+      const promoted = await audit('?kind=staff_promoted');
+      for (const [page, kind] of [
+        [created_, 'staff_created'],
+        [promoted, 'staff_promoted'],
+      ] as const) {
+        expect(page.items[0]).toEqual({
+          id: expect.any(Number),
+          kind,
+          actor: null,
+          library: null,
+          details: { user: { id: created.id, username: 'night-shift' }, via: 'cli' },
+          created_at: expect.stringMatching(ISO_MS),
+        });
+      }
     });
 
     it('the audit trail is append-only', async () => {

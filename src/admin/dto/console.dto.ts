@@ -1,10 +1,12 @@
 import { Transform } from 'class-transformer';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { LoginDto } from '../../auth/dto/login.dto.js';
 import {
   ModerationLibrariesQueryDto,
   ModerationPhotosQueryDto,
   ModerationReportsQueryDto,
+  StaffUpdateLibraryDto,
+  UpdateLibraryStatusDto,
 } from '../../moderation/dto/moderation.dto.js';
 
 /**
@@ -44,4 +46,32 @@ export class ConsolePhotosQueryDto extends ModerationPhotosQueryDto {
 
 export class ConsoleReportsQueryDto extends ModerationReportsQueryDto {
   override status = 'open';
+}
+
+/** The status forms; `confirm_blank=yes` approves a library whose name or description is blank after the warning. */
+export class ConsoleLibraryStatusDto extends UpdateLibraryStatusDto {
+  @IsOptional()
+  @IsIn(['yes'])
+  confirm_blank?: 'yes';
+}
+
+/** An "unknown" choice of the edit form ("") clears the value (null). */
+const BlankAsNull = (): PropertyDecorator =>
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value.trim() === '' ? null : value,
+  );
+
+/** The staff edit form: every field is sent, with its current value; "unknown" clears capacity, indoor and lit. */
+export class ConsoleEditLibraryDto extends StaffUpdateLibraryDto {
+  @BlankAsNull()
+  override capacity?: number = undefined;
+
+  @BlankAsNull()
+  override is_indoor?: boolean = undefined;
+
+  @BlankAsNull()
+  override is_lit?: boolean = undefined;
+
+  @BlankAsMissing()
+  override status?: StaffUpdateLibraryDto['status'] = undefined;
 }
