@@ -8,7 +8,7 @@ import { readSecret } from './password-input.js';
 export { UsageError } from './cli-command.js';
 
 export const SAFE_CREATE_STAFF =
-  "printf '%s\\n' \"$PW\" | npm run cli -- create-staff --username U --email E";
+  'printf \'%s\\n\' "$PW" | npm run cli -- create-staff --username U --email E';
 
 export const COMMANDS: Record<string, CliCommand> = {
   migrate: {

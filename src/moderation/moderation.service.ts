@@ -5,7 +5,11 @@ import { MediaStorage } from '../common/media/media-storage.js';
 import { paginate, type Page } from '../common/pagination/pagination.js';
 import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
-import { EDITABLE_FIELDS, LibrariesService, type UploadedPhoto } from '../libraries/libraries.service.js';
+import {
+  EDITABLE_FIELDS,
+  LibrariesService,
+  type UploadedPhoto,
+} from '../libraries/libraries.service.js';
 import { LibraryMapper, libraryRef } from '../libraries/library.mapper.js';
 import type { PendingPhoto } from '../libraries/library.entity.js';
 import type { LibraryRow, LibraryValues } from '../libraries/library.row.js';
@@ -168,11 +172,7 @@ export class ModerationService {
     dto: StaffUpdateLibraryDto,
     file: UploadedPhoto | undefined,
   ): Promise<ModerationLibraryResponse> {
-    const changes = this.librariesService.editChanges(
-      rawBody,
-      dto,
-      STAFF_PROTECTED_LIBRARY_FIELDS,
-    );
+    const changes = this.librariesService.editChanges(rawBody, dto, STAFF_PROTECTED_LIBRARY_FIELDS);
     if (Object.keys(changes).length === 0 && !file && dto.status === undefined)
       throw ApiError.badRequest('Provide at least one field to update.');
     if (!(await this.moderation.findLibrary(slug))) throw ApiError.notFound();
@@ -209,7 +209,8 @@ export class ModerationService {
               : {}),
           });
         }
-        if (dto.status !== undefined) await this.changeStatus(manager, actor, row, dto as LibraryStatusChange);
+        if (dto.status !== undefined)
+          await this.changeStatus(manager, actor, row, dto as LibraryStatusChange);
       });
     } catch (error) {
       if (photo) await this.librariesService.discardPhoto(photo);

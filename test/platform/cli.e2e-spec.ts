@@ -29,13 +29,7 @@ describe('CLI (npm run cli -- …)', () => {
   it('create-staff creates a staff account with an argon2id password hash', async () => {
     const result = await runNode(
       CLI,
-      [
-        'create-staff',
-        '--username',
-        'mod',
-        '--email',
-        'Mod@Example.com',
-      ],
+      ['create-staff', '--username', 'mod', '--email', 'Mod@Example.com'],
       env,
       undefined,
       'a-long-passphrase\n',
@@ -55,13 +49,7 @@ describe('CLI (npm run cli -- …)', () => {
     );
     const result = await runNode(
       CLI,
-      [
-        'create-staff',
-        '--username',
-        'Reader',
-        '--email',
-        'reader@example.com',
-      ],
+      ['create-staff', '--username', 'Reader', '--email', 'reader@example.com'],
       env,
       undefined,
       'another-passphrase\n',
@@ -78,13 +66,7 @@ describe('CLI (npm run cli -- …)', () => {
   it('refuses an email that belongs to another account', async () => {
     const result = await runNode(
       CLI,
-      [
-        'create-staff',
-        '--username',
-        'someone',
-        '--email',
-        'mod@example.com',
-      ],
+      ['create-staff', '--username', 'someone', '--email', 'mod@example.com'],
       env,
       undefined,
       'a-long-passphrase\n',
@@ -96,7 +78,15 @@ describe('CLI (npm run cli -- …)', () => {
   it('create-staff refuses --password (showing the safe form) and reads the password from stdin only', async () => {
     const refused = await runNode(
       CLI,
-      ['create-staff', '--username', 'leaky', '--email', 'leaky@example.com', '--password', 'in-argv-1'],
+      [
+        'create-staff',
+        '--username',
+        'leaky',
+        '--email',
+        'leaky@example.com',
+        '--password',
+        'in-argv-1',
+      ],
       env,
       undefined,
       'from-stdin-pass\n',

@@ -63,13 +63,7 @@ describe('embedded default database', () => {
 
     const cli = await runNode(
       'dist/src/cli/main.js',
-      [
-        'create-staff',
-        '--username',
-        'admin',
-        '--email',
-        'admin@example.com',
-      ],
+      ['create-staff', '--username', 'admin', '--email', 'admin@example.com'],
       env,
       undefined,
       'embedded-passphrase\n',

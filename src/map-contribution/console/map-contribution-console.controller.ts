@@ -16,10 +16,7 @@ import { ConsoleExceptionFilter } from '../../admin/console-exception.filter.js'
 import { ConsolePages, pager, type ConsoleRequest } from '../../admin/console-pages.js';
 import { ConsoleSessionGuard } from '../../admin/console-session.guard.js';
 import { Public } from '../../common/auth/public.decorator.js';
-import {
-  AUDIT_KINDS,
-  type AuditKind,
-} from '../../moderation-audit/dto/moderation-audit.dto.js';
+import { AUDIT_KINDS, type AuditKind } from '../../moderation-audit/dto/moderation-audit.dto.js';
 import { ModerationAuditService } from '../../moderation-audit/moderation-audit.service.js';
 import { RateLimit } from '../../common/rate-limit/rate-limit.decorator.js';
 import type { VerifiedValues } from '../domain/types.js';

@@ -41,7 +41,10 @@ export class AuditQueryDto extends PaginationQueryDto {
   @MaxChars(150)
   actor?: string;
 
-  @ApiPropertyOptional({ maxLength: 255, description: 'Only decisions about the library with this slug' })
+  @ApiPropertyOptional({
+    maxLength: 255,
+    description: 'Only decisions about the library with this slug',
+  })
   @IsOptional()
   @Trim()
   @IsString()
