@@ -10,7 +10,17 @@ import {
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiExtraModels, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiExtraModels,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPayloadTooLargeResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { ErrorResponse } from '../common/errors/error.response.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser, StaffOnly } from '../common/auth/auth.decorators.js';
 import type { Page } from '../common/pagination/pagination.js';
@@ -50,7 +60,12 @@ const actorOf = (user: AuthUser) => ({ id: user.id, username: user.username });
 
 /** Staff moderation API (decisions §5). Literal paths are declared before `{slug}`. */
 @ApiTags('moderation')
-@ApiExtraModels(AuditActorResponse, AuditLibraryResponse)
+@ApiExtraModels(
+  AuditActorResponse,
+  AuditLibraryResponse,
+  StaffUpdateLibraryDto,
+  StaffUpdateLibraryForm,
+)
 @StaffOnly()
 @Controller('libraries/moderation')
 export class ModerationController {
@@ -138,9 +153,23 @@ export class ModerationController {
   @Patch(':slug')
   @RateLimit('write')
   @UseInterceptors(SUBMISSION_PHOTO_UPLOAD)
-  @ApiConsumes('application/json', 'multipart/form-data')
-  @ApiBody({ type: StaffUpdateLibraryForm })
+  @ApiOperation({
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': { schema: { $ref: getSchemaPath(StaffUpdateLibraryDto) } },
+        'multipart/form-data': { schema: { $ref: getSchemaPath(StaffUpdateLibraryForm) } },
+      },
+    },
+  })
   @ApiOkResponse({ type: ModerationLibraryResponse })
+  @ApiBadRequestResponse({
+    type: ErrorResponse,
+    description:
+      '`Unsupported field: <name>.` (origin, permission, provenance), `Latitude and longitude must be provided together.`, `Provide at least one field to update.`, or an invalid photo',
+  })
+  @ApiNotFoundResponse({ type: ErrorResponse, description: 'No library with this slug' })
+  @ApiPayloadTooLargeResponse({ type: ErrorResponse, description: 'Photo must be 8MB or smaller.' })
   updateLibrary(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,

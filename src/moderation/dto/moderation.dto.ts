@@ -13,7 +13,6 @@ import {
 import { PaginationQueryDto, PaginationMeta } from '../../common/pagination/pagination.js';
 import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
 import { ToInt, Trim } from '../../common/validation/transforms.js';
-import { PHOTO_PROPERTY } from '../../libraries/dto/library-fields.js';
 import { LibraryItemResponse, LibraryRefResponse } from '../../libraries/dto/library.response.js';
 import {
   PROTECTED_LIBRARY_FIELDS,
@@ -124,9 +123,13 @@ export class StaffUpdateLibraryDto extends UpdateLibraryDto {
   rejection_reason?: string | null;
 }
 
-/** OpenAPI shape of the staff edit; `photo` only in a multipart form. */
+/** OpenAPI shape of the staff edit as a multipart form: the JSON fields and an optional new `photo`. */
 export class StaffUpdateLibraryForm extends StaffUpdateLibraryDto {
-  @PHOTO_PROPERTY
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'binary',
+    description: 'Replaces the primary photo: JPEG, PNG or WEBP, max 8 MB',
+  })
   photo?: unknown;
 }
 
