@@ -371,8 +371,9 @@ export class ModerationService {
       library: this.libraryRef(row),
       created_by: this.userRef(row.created_by, row.created_by_username),
       caption: row.caption,
-      photo_url: this.media.url(row.photo_key),
-      thumbnail_url: this.media.url(row.thumbnail_key),
+      // A rejected photo's files are withdrawn from the media root: no URL would answer.
+      photo_url: row.status === 'rejected' ? '' : this.media.url(row.photo_key),
+      thumbnail_url: row.status === 'rejected' ? '' : this.media.url(row.thumbnail_key),
       status: row.status,
       created_at: new Date(row.created_at).toISOString(),
     };

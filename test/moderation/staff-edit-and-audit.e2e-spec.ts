@@ -244,6 +244,14 @@ describe('staff edit, moderation audit trail and withdrawn media', () => {
       }).expect(200);
       expect((await request(t.http).get(photoUrl)).status).toBe(404);
       expect((await request(t.http).get(thumbnailUrl)).status).toBe(404);
+      const listed = await getAs(
+        t.http,
+        '/libraries/moderation/photos?status=rejected',
+        staff.access,
+      );
+      expect(
+        listed.body.items.find((item: { id: number }) => item.id === posted.body.id),
+      ).toMatchObject({ status: 'rejected', photo_url: '', thumbnail_url: '' });
       const detail = await getAs(t.http, `/libraries/${created.slug}`);
       expect(JSON.stringify(detail.body)).not.toContain(
         photoUrl.split('/').pop()!.replace('.jpg', ''),

@@ -208,7 +208,9 @@ export class ModerationPhotoResponse {
   @ApiProperty({ type: UserRefResponse, nullable: true })
   created_by: UserRefResponse | null;
   caption: string;
+  /** "" while the photo is rejected (its files are withdrawn from public view) */
   photo_url: string;
+  /** "" while the photo is rejected */
   thumbnail_url: string;
   @ApiProperty({ enum: PHOTO_STATUSES })
   status: string;
