@@ -55,6 +55,13 @@ const REPORT_STATUS_KINDS: Record<string, AuditKind> = {
   open: 'report_reopened',
 };
 
+/** Files to take out of public view (or put back) once a decision is committed. */
+interface MediaMove {
+  action: 'withdraw' | 'restore';
+  keys: string[];
+  what: string;
+}
+
 type FieldChanges = Record<string, { before: unknown; after: unknown }>;
 
 /** A library's current value of a submission field (coordinates are read as lat/lng). */
@@ -137,20 +144,26 @@ export class ModerationService {
     slug: string,
     dto: LibraryStatusChange,
   ): Promise<ModerationLibraryResponse> {
-    await this.moderation.transaction(async (manager) => {
+    const move = await this.moderation.transaction(async (manager) => {
       const row = await this.moderation.findLibrary(slug, manager, true);
       if (!row) throw ApiError.notFound();
-      await this.changeStatus(manager, actor, row, dto);
+      return this.changeStatus(manager, actor, row, dto, row);
     });
+    await this.moveFiles(move);
     return this.getLibrary(slug);
   }
 
+  /**
+   * Records a status change; answers what must happen to the library's photo files once it is committed: a
+   * rejected library's primary and staged photos leave public view, and come back when it leaves `rejected`.
+   */
   private async changeStatus(
     manager: EntityManager,
     actor: AuditActor,
     row: LibraryRow,
     dto: LibraryStatusChange,
-  ): Promise<void> {
+    photo: { photo_key: string | null; thumbnail_key: string | null },
+  ): Promise<MediaMove | null> {
     const reason = dto.status === 'rejected' ? (dto.rejection_reason ?? '') : '';
     await this.moderation.setLibraryStatus(manager, row.id, dto.status, reason);
     await this.audit.record(manager, LIBRARY_STATUS_KINDS[dto.status], actor, row.id, {
@@ -158,6 +171,28 @@ export class ModerationService {
       to: dto.status,
       ...(dto.status === 'rejected' ? { reason } : {}),
     });
+    const rejecting = dto.status === 'rejected' && row.status !== 'rejected';
+    const unrejecting = dto.status !== 'rejected' && row.status === 'rejected';
+    if (!rejecting && !unrejecting) return null;
+    const keys = [
+      photo.photo_key,
+      photo.thumbnail_key,
+      row.pending_photo?.photo_key,
+      row.pending_photo?.thumbnail_key,
+    ].filter((key): key is string => Boolean(key));
+    return { action: rejecting ? 'withdraw' : 'restore', keys, what: `library ${row.slug}` };
+  }
+
+  /** Withdraws or restores files after the decision is committed; a failure is logged, the decision stands. */
+  private async moveFiles(move: MediaMove | null): Promise<void> {
+    if (!move) return;
+    try {
+      for (const key of move.keys) await this.media[move.action](key);
+    } catch (error) {
+      this.logger.error(
+        `could not ${move.action} the files of ${move.what}: ${(error as Error).message}`,
+      );
+    }
   }
 
   /**
@@ -179,6 +214,7 @@ export class ModerationService {
 
     const photo = file ? await this.librariesService.storePhoto(file, 'libraries') : null;
     let replaced: PendingPhoto | null = null;
+    let move: MediaMove | null = null;
     try {
       await this.moderation.transaction(async (manager) => {
         const row = await this.moderation.findLibrary(slug, manager, true);
@@ -210,13 +246,20 @@ export class ModerationService {
           });
         }
         if (dto.status !== undefined)
-          await this.changeStatus(manager, actor, row, dto as LibraryStatusChange);
+          move = await this.changeStatus(
+            manager,
+            actor,
+            row,
+            dto as LibraryStatusChange,
+            photo ?? row,
+          );
       });
     } catch (error) {
       if (photo) await this.librariesService.discardPhoto(photo);
       throw error;
     }
     if (replaced) await this.librariesService.discardReplacedPhoto(replaced);
+    await this.moveFiles(move);
     return this.getLibrary(slug);
   }
 
@@ -325,12 +368,9 @@ export class ModerationService {
       return changed;
     });
     const keys = [photo.photo_key, photo.thumbnail_key];
-    try {
-      if (status === 'rejected') for (const key of keys) await this.media.withdraw(key);
-      else if (photo.previous === 'rejected') for (const key of keys) await this.media.restore(key);
-    } catch (error) {
-      this.logger.error(`could not move the files of photo ${id}: ${(error as Error).message}`);
-    }
+    const what = `photo ${id}`;
+    if (status === 'rejected') await this.moveFiles({ action: 'withdraw', keys, what });
+    else if (photo.previous === 'rejected') await this.moveFiles({ action: 'restore', keys, what });
     return this.photo((await this.moderation.findPhoto(id))!);
   }
 

@@ -219,6 +219,21 @@ describe('staff edit, moderation audit trail and withdrawn media', () => {
   });
 
   describe('rejected community photos', () => {
+    it("a rejected library's primary photo stops being served, and is served again once it leaves rejected", async () => {
+      const created = await createLibrary(t.http, alice.access);
+      const url = created.photo_url as string;
+      expect((await request(t.http).get(url)).status).toBe(200);
+      await patchLibrary(created.slug, {
+        status: 'rejected',
+        rejection_reason: 'Not a bookcase.',
+      }).expect(200);
+      expect((await request(t.http).get(url)).status).toBe(404);
+      expect((await request(t.http).get(created.thumbnail_url as string)).status).toBe(404);
+      await patchLibrary(created.slug, { status: 'approved' }).expect(200);
+      expect((await request(t.http).get(url)).status).toBe(200);
+      expect((await getAs(t.http, `/libraries/${created.slug}`)).body.photo_url).toBe(url);
+    });
+
     it('a rejected photo answers 404 at its URL, and is served again if approved later', async () => {
       const created = await createLibrary(t.http, alice.access);
       await patchLibrary(created.slug, { status: 'approved' }).expect(200);
