@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  actorLibraryConditions,
+  whereClause,
+  type ActorLibraryFilter,
+} from '../moderation-audit/audit-filter.js';
 import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
 import { Clock } from '../common/clock.js';
 import type { CandidateSnapshot, ContributionStatus, ElementType } from './domain/types.js';
@@ -69,23 +74,11 @@ export interface HistoryEventRow extends EventRow {
 }
 
 /** Filters of the history: the staff member's username (case-insensitive) and the library's slug. */
-export interface HistoryFilter {
-  actor?: string;
-  library?: string;
-}
+export type HistoryFilter = ActorLibraryFilter;
 
 function historyWhere(filter: HistoryFilter): { where: string; params: unknown[] } {
   const params: unknown[] = [];
-  const conditions: string[] = [];
-  if (filter.actor) {
-    params.push(filter.actor);
-    conditions.push(`lower(e.actor_username) = lower($${params.length})`);
-  }
-  if (filter.library) {
-    params.push(filter.library);
-    conditions.push(`e.library_id = (SELECT id FROM libraries WHERE slug = $${params.length})`);
-  }
-  return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
+  return { where: whereClause(actorLibraryConditions(filter, params)), params };
 }
 
 export interface NewEvent {

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { actorLibraryConditions, whereClause, type ActorLibraryFilter } from './audit-filter.js';
 
-export interface AuditFilter {
+export interface AuditFilter extends ActorLibraryFilter {
   kind?: string;
-  actor?: string;
-  library?: string;
 }
 
 export interface NewAuditEvent {
@@ -40,15 +39,8 @@ function auditWhere(filter: AuditFilter): { where: string; params: unknown[] } {
     params.push(filter.kind);
     conditions.push(`e.kind = $${params.length}`);
   }
-  if (filter.actor) {
-    params.push(filter.actor);
-    conditions.push(`lower(e.actor_username) = lower($${params.length})`);
-  }
-  if (filter.library) {
-    params.push(filter.library);
-    conditions.push(`e.library_id = (SELECT id FROM libraries WHERE slug = $${params.length})`);
-  }
-  return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
+  conditions.push(...actorLibraryConditions(filter, params));
+  return { where: whereClause(conditions), params };
 }
 
 /** The append-only moderation audit trail: inserts (inside the caller's transaction) and filtered reads. */

@@ -6,7 +6,8 @@ import request from 'supertest';
 import { StaffService } from '../../src/users/staff.service.js';
 import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { call, expectOnlyErrorsAt, getAs, insertReport, postPhoto } from '../support/community.js';
+import { call, expectOnlyErrorsAt, getAs, postPhoto } from '../support/community.js';
+import { takeEveryDecision } from '../support/decisions.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 import {
   createLibrary,
@@ -283,30 +284,14 @@ describe('staff edit, moderation audit trail and withdrawn media', () => {
     it('records every kind of decision, newest first, filterable by kind, actor and library', async () => {
       const created = await createLibrary(t.http, alice.access, { city: 'Audittown' });
       const slug = created.slug;
-      await patchLibrary(slug, { status: 'rejected', rejection_reason: 'Blurry.' }).expect(200);
-      await patchLibrary(slug, { status: 'pending' }).expect(200);
-      await patchLibrary(slug, { status: 'approved' }, other.access).expect(200);
-      for (const action of ['approve', 'reject']) {
-        await multipart(
-          request(t.http).patch(`/api/v1/libraries/${slug}`),
-          { name: `Staged ${action}` },
-          null,
-          alice.access,
-        ).expect(200);
-        await call(t.http, 'post', `/libraries/moderation/${slug}/changes`, staff.access, {
-          action,
-        }).expect(200);
-      }
-      const photo = (await postPhoto(t.http, alice.access, slug)).body as { id: number };
-      for (const status of ['approved', 'rejected', 'pending'])
-        await call(t.http, 'patch', `/libraries/moderation/photos/${photo.id}`, staff.access, {
-          status,
-        }).expect(200);
-      const report = await insertReport(db.url, { library_id: created.id });
-      for (const status of ['resolved', 'open', 'dismissed'])
-        await call(t.http, 'patch', `/libraries/moderation/reports/${report}`, staff.access, {
-          status,
-        }).expect(200);
+      const { photoId, reportId: report } = await takeEveryDecision(
+        t.http,
+        db.url,
+        created,
+        { staff, owner: alice, approver: other },
+        'Blurry.',
+      );
+      const photo = { id: photoId };
 
       const { items, pagination } = await audit(`?library=${slug}&page_size=50`);
       expect(items.map((item) => item.kind)).toEqual([

@@ -9,14 +9,17 @@ import {
   UpdateLibraryStatusDto,
 } from '../../moderation/dto/moderation.dto.js';
 
+/** A form field sent as "" (or blanks) stands for `replacement`. Runs after the inherited transforms. */
+const BlankAs = (replacement: null | undefined): PropertyDecorator =>
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value.trim() === '' ? replacement : value,
+  );
+
 /**
  * A filter form sends every field, empty ones as "": an empty filter means "no filter". Runs after the inherited
  * transforms (class-transformer applies a parent's before a subclass's).
  */
-export const BlankAsMissing = (): PropertyDecorator =>
-  Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' && value.trim() === '' ? undefined : value,
-  );
+export const BlankAsMissing = (): PropertyDecorator => BlankAs(undefined);
 
 /** The sign-in form: the API's login fields plus the console page to continue to. */
 export class ConsoleSignInDto extends LoginDto {
@@ -56,10 +59,7 @@ export class ConsoleLibraryStatusDto extends UpdateLibraryStatusDto {
 }
 
 /** An "unknown" choice of the edit form ("") clears the value (null). */
-const BlankAsNull = (): PropertyDecorator =>
-  Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' && value.trim() === '' ? null : value,
-  );
+const BlankAsNull = (): PropertyDecorator => BlankAs(null);
 
 /** The staff edit form: every field is sent, with its current value; "unknown" clears capacity, indoor and lit. */
 export class ConsoleEditLibraryDto extends StaffUpdateLibraryDto {

@@ -13,6 +13,7 @@ import {
 import { PaginationQueryDto, PaginationMeta } from '../../common/pagination/pagination.js';
 import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
 import { ToInt, Trim } from '../../common/validation/transforms.js';
+import { apply } from '../../libraries/dto/library-fields.js';
 import { LibraryItemResponse, LibraryRefResponse } from '../../libraries/dto/library.response.js';
 import {
   PROTECTED_LIBRARY_FIELDS,
@@ -81,21 +82,26 @@ export class IdParamDto {
   id: number;
 }
 
+/** A rejection reason: optional (null or absent), else text of at most 2000 characters. */
+const REJECTION_REASON_RULES = [
+  ValidateIf(
+    (dto: { rejection_reason?: unknown }) =>
+      dto.rejection_reason !== undefined && dto.rejection_reason !== null,
+  ),
+  Trim(),
+  IsString(),
+  NoNul(),
+  MaxLength(2000),
+  MaxChars(2000),
+];
+
 export class UpdateLibraryStatusDto {
   @ApiProperty({ enum: LIBRARY_STATUSES })
   @IsIn(LIBRARY_STATUSES)
   status: (typeof LIBRARY_STATUSES)[number];
 
   /** Shown to the submitter; kept only while the library is rejected. */
-  @ValidateIf(
-    (dto: UpdateLibraryStatusDto) =>
-      dto.rejection_reason !== undefined && dto.rejection_reason !== null,
-  )
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(2000)
-  @MaxChars(2000)
+  @apply(...REJECTION_REASON_RULES)
   rejection_reason?: string | null;
 }
 
@@ -111,15 +117,7 @@ export class StaffUpdateLibraryDto extends UpdateLibraryDto {
 
   /** Shown to the submitter; kept only while the library is rejected. */
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000 })
-  @ValidateIf(
-    (dto: StaffUpdateLibraryDto) =>
-      dto.rejection_reason !== undefined && dto.rejection_reason !== null,
-  )
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(2000)
-  @MaxChars(2000)
+  @apply(...REJECTION_REASON_RULES)
   rejection_reason?: string | null;
 }
 
