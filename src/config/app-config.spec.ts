@@ -13,7 +13,7 @@ describe('loadConfig', () => {
     expect(config.rateLimit).toEqual({
       enabled: true,
       windowSeconds: 300,
-      limits: { read: 60, write: 10, login: 10, register: 5, refresh: 15, social: 10 },
+      limits: { read: 60, write: 10, login: 10, register: 5, refresh: 15, social: 10, staff: 600 },
     });
     expect(config.jwt).toMatchObject({ accessTtlSeconds: 300, refreshTtlSeconds: 30 * 86400 });
     expect(config.trustProxy).toBe(false);
