@@ -11,6 +11,9 @@
  *   npm run bench -- --only ceiling,list,proximity --repeat 2    (without `ceiling`, no ratios)
  *   npm run bench -- --profile          server runs with --cpu-prof (profiles land in bench/tmp/profiles)
  *   npm run bench -- --keep             keep the database (printed) for EXPLAIN ANALYZE afterwards
+ *   npm run bench -- --only export --libraries 1000000 --out bench/tmp/export-1m.json
+ *                                       the open-data export (`npm run cli -- export`, twice: a new version, then
+ *                                       an unchanged pass): wall time, CPU and peak RSS of the CLI process
  *
  * Other options: --libraries N, --duration S, --warmup S, --connections 10,50, --out FILE.
  * Environment: BENCH_DATABASE_URL (or TEST_DATABASE_URL): an admin URL of a PostgreSQL server with PostGIS,
@@ -21,7 +24,15 @@
 /* global fetch */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -49,6 +60,7 @@ const SCENARIOS = [
   'countries',
   'favourites',
   'submit-photo',
+  'export',
 ];
 
 const { values: args } = parseArgs({
@@ -170,6 +182,9 @@ function appEnv(extra) {
     'AI_',
     'MAPDB_',
     'BENCH_CEILING_ROUTE',
+    'EXPORT_',
+    'SERVICE_NAME',
+    'CONTRIBUTOR_AGREEMENT_',
   ];
   for (const key of Object.keys(env)) {
     if (appPrefixes.some((prefix) => key === prefix || key.startsWith(prefix))) delete env[key];
@@ -517,6 +532,59 @@ async function measureColdStatistics(url) {
   }
 }
 
+/**
+ * The open-data export, run as `npm run cli -- export` in a child process, twice: the first pass writes a version,
+ * the second reads everything again and finds nothing changed. Peak RSS is sampled every 100 ms; CPU is exact (the
+ * child's, from this process's reaped-children counters, and the database backends').
+ */
+async function measureExport(cli, env, databaseName, mediaRoot) {
+  const passes = [];
+  for (const pass of ['new version', 'unchanged']) {
+    const cpuBefore = await processCpuMs(process.pid, true);
+    const pgBefore = await postgresCpuMs(databaseName);
+    const started = performance.now();
+    const child = spawn(process.execPath, [cli, 'export'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const keep = (chunk) => (output = (output + chunk).slice(-4000));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    let exitCode = null;
+    const exited = new Promise((resolveExit) =>
+      child.on('exit', (code) => {
+        exitCode = code ?? 1;
+        resolveExit();
+      }),
+    );
+    let peak = 0;
+    while (exitCode === null) {
+      const rss = await rssBytes(child.pid);
+      if (rss !== null) peak = Math.max(peak, rss);
+      await Promise.race([exited, sleep(100)]);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    if (exitCode !== 0) throw new Error(`export exited with ${exitCode}:\n${output}`);
+    const cpuAfter = await processCpuMs(process.pid, true);
+    const pgAfter = await postgresCpuMs(databaseName);
+    passes.push({
+      pass,
+      seconds,
+      peakRssMb: peak / 2 ** 20,
+      nodeCpuMs: cpuAfter !== null && cpuBefore !== null ? cpuAfter - cpuBefore : null,
+      pgCpuMs: pgAfter !== null && pgBefore !== null ? pgAfter - pgBefore : null,
+      summary: output.trim().split('\n').pop(),
+    });
+  }
+  const files = readdirSync(join(mediaRoot, 'exports')).map((name) => ({
+    name,
+    mb: statSync(join(mediaRoot, 'exports', name)).size / 1e6,
+  }));
+  return { passes, files };
+}
+
 // --- the run ---------------------------------------------------------------------------------------------------
 async function main() {
   if (!existsSync(join(root, 'dist/src/main.js'))) {
@@ -568,6 +636,8 @@ async function main() {
     DATA_DIR: join(temp, 'data'),
     MEDIA_ROOT: join(temp, 'media'),
     BENCH_CEILING_ROUTE: 'true',
+    // The server never exports on its own during a run (the `export` scenario runs the CLI).
+    EXPORT_INTERVAL: 'off',
     // glibc's allocator as the Docker image configures it (see the Dockerfile): without these, the memory sharp
     // frees stays in per-thread arenas and the photo scenario's RSS growth is ~60 MB higher. A caller's own
     // values win, so `MALLOC_ARENA_MAX= npm run bench` measures the glibc defaults.
@@ -589,7 +659,8 @@ async function main() {
   // analysed the rows. Without this a run would depend on whether, and when, autovacuum starts during it.
   await withClient(url, (client) => client.query('VACUUM (ANALYZE) libraries'));
 
-  const photo = twelveMegapixelJpeg();
+  // Only the upload scenario needs the 12 MP photo (seconds of CPU to make).
+  const photo = settings.only.includes('submit-photo') ? twelveMegapixelJpeg() : Buffer.alloc(0);
 
   // The server.
   const port = await freePort();
@@ -688,7 +759,8 @@ async function main() {
     data: await photo,
   });
   let submissions = 0;
-  log(`12 MP upload: ${(upload.size / 1e6).toFixed(1)} MB`);
+  if (settings.only.includes('submit-photo'))
+    log(`12 MP upload: ${(upload.size / 1e6).toFixed(1)} MB`);
 
   const auth = { Authorization: `Bearer ${token}` };
   const get = (path) => ({ request: () => ({ path: path() }) });
@@ -728,6 +800,7 @@ async function main() {
   };
 
   const probe = new Probe(server.pid, databaseName);
+  const exportRuns = [];
   const runs = new Map();
   const record = (name, connections, figures) => {
     const key = `${name}@${connections}`;
@@ -745,6 +818,21 @@ async function main() {
   for (let round = 1; round <= settings.repeat; round += 1) {
     log(`== round ${round}/${settings.repeat}`);
     for (const name of settings.only) {
+      if (name === 'export') {
+        exportRuns.push(await measureExport(cli, env, databaseName, join(temp, 'media')));
+        for (const pass of exportRuns.at(-1).passes) {
+          log(
+            `  export ${pass.pass.padEnd(12)} ${pass.seconds.toFixed(1).padStart(7)} s  peak RSS ${pass.peakRssMb.toFixed(0)} MB  ` +
+              `node ${fmt(pass.nodeCpuMs, 0)} CPU-ms  pg ${fmt(pass.pgCpuMs, 0)} CPU-ms  (${pass.summary})`,
+          );
+        }
+        // Each round starts without versions, so every round measures a new version first.
+        rmSync(join(temp, 'media', 'exports'), { recursive: true, force: true });
+        await withClient(url, (client) =>
+          client.query('TRUNCATE export_versions; DELETE FROM scheduled_tasks'),
+        );
+        continue;
+      }
       if (name === 'statistics-cold') {
         const figures = await measureColdStatistics(url);
         record(name, 1, figures);
@@ -810,6 +898,28 @@ async function main() {
       rounds: settings.repeat,
     },
     ceiling_rps: round(ceilingRps),
+    export: exportRuns.length
+      ? {
+          passes: ['new version', 'unchanged'].map((pass) => {
+            const all = exportRuns.map((r) => r.passes.find((p) => p.pass === pass));
+            return {
+              pass,
+              seconds: round(median(all.map((p) => p.seconds)), 1),
+              peak_rss_mb: round(Math.max(...all.map((p) => p.peakRssMb)), 0),
+              node_cpu_ms: round(median(all.map((p) => p.nodeCpuMs)), 0),
+              pg_cpu_ms: round(median(all.map((p) => p.pgCpuMs)), 0),
+            };
+          }),
+          files_mb: Object.fromEntries(
+            exportRuns
+              .at(-1)
+              .files.map((f) => [
+                f.name.replace(/^libraries-\d+T\d+Z/, 'libraries-…'),
+                round(f.mb, 1),
+              ]),
+          ),
+        }
+      : undefined,
     scenarios: rows.map((row) => ({
       name: row.name,
       connections: row.connections,

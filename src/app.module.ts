@@ -17,6 +17,7 @@ import { BenchModule } from './bench/bench.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { EnrichmentModule } from './enrichment/enrichment.module.js';
+import { ExportModule } from './export/export.module.js';
 import { CommunityPhotosModule } from './community-photos/community-photos.module.js';
 import { FavouritesModule } from './favourites/favourites.module.js';
 import { HealthModule } from './health/health.module.js';
@@ -63,6 +64,7 @@ export class AppModule {
         FavouritesModule,
         ModerationModule,
         ReportsModule,
+        ExportModule.forRoot(),
         LibrariesModule,
         LibraryDetailModule,
         StatisticsModule,

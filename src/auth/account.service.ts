@@ -8,6 +8,7 @@ import type { UserEntity } from '../users/user.entity.js';
 import { PasswordHasher } from '../users/password-hasher.js';
 import { DuplicateUserError } from '../users/unique-violation.js';
 import { UsersRepository } from '../users/users.repository.js';
+import { ContributorAgreementsRepository } from '../users/contributor-agreements.repository.js';
 import { toMessageResponse, toUserResponse } from './auth.mapper.js';
 import { AUTH_MESSAGES, DELETE_CONFIRMATION } from './auth.messages.js';
 import type { ChangeEmailDto } from './dto/change-email.dto.js';
@@ -23,6 +24,7 @@ import { SessionsRepository } from './sessions.repository.js';
 export class AccountService {
   constructor(
     private readonly users: UsersRepository,
+    private readonly agreements: ContributorAgreementsRepository,
     private readonly sessions: SessionsRepository,
     private readonly hasher: PasswordHasher,
     private readonly clock: Clock,
@@ -30,7 +32,8 @@ export class AccountService {
   ) {}
 
   async me(caller: AuthUser): Promise<UserResponse> {
-    return toUserResponse(await this.load(caller));
+    const user = await this.load(caller);
+    return toUserResponse(user, await this.agreements.latestVersion(user.id));
   }
 
   async changeEmail(caller: AuthUser, dto: ChangeEmailDto): Promise<UserResponse> {
@@ -46,7 +49,7 @@ export class AccountService {
       if (error instanceof DuplicateUserError) throw ApiError.badRequest(AUTH_MESSAGES.emailExists);
       throw error;
     }
-    return toUserResponse({ ...user, email });
+    return toUserResponse({ ...user, email }, await this.agreements.latestVersion(user.id));
   }
 
   /** Changes the password and revokes every other session of the user; the caller's own stays. */

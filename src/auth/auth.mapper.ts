@@ -3,13 +3,17 @@ import type { DeviceTokenEntity } from './device-token.entity.js';
 import type { DeviceResponse } from './dto/device.response.js';
 import type { AccountMessageResponse, UserResponse } from './dto/auth.response.js';
 
-export function toUserResponse(user: UserEntity): UserResponse {
+export function toUserResponse(
+  user: UserEntity,
+  contributorAgreementVersion: string | null,
+): UserResponse {
   return {
     id: user.id,
     username: user.username,
     email: user.email,
     is_social_only: user.passwordHash === null,
     is_staff: user.isStaff,
+    contributor_agreement_version: contributorAgreementVersion,
   };
 }
 

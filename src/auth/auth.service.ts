@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock.js';
 import { ApiError } from '../common/errors/api-error.js';
@@ -7,6 +9,8 @@ import { PasswordHasher } from '../users/password-hasher.js';
 import type { UserEntity } from '../users/user.entity.js';
 import { DuplicateUserError } from '../users/unique-violation.js';
 import { UsersRepository } from '../users/users.repository.js';
+import { ContributorAgreementsRepository } from '../users/contributor-agreements.repository.js';
+import { decideAgreement, type AgreementPolicy } from './contributor-agreement.js';
 import { AUTH_MESSAGES } from './auth.messages.js';
 import type { LoginDto } from './dto/login.dto.js';
 import type { RefreshDto } from './dto/refresh.dto.js';
@@ -32,6 +36,8 @@ export class AuthService {
     private readonly hasher: PasswordHasher,
     private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly agreements: ContributorAgreementsRepository,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async register(dto: RegisterDto): Promise<TokenPair> {
@@ -43,10 +49,25 @@ export class AuthService {
     if (!isValidEmail(email)) throw ApiError.badRequest(AUTH_MESSAGES.invalidEmail);
     const violation = checkPasswordPolicy(dto.password, { username, email });
     if (violation) throw ApiError.badRequest(violation);
+    const agreement = decideAgreement(this.agreementPolicy(), dto, true);
+    if (!agreement.ok) throw ApiError.badRequest(agreement.message, agreement.details);
 
     const passwordHash = await this.hasher.hash(dto.password);
     try {
-      const user = await this.users.insert({ username, email, passwordHash });
+      // The account and its acceptance of the agreement exist together or not at all.
+      const user = await this.dataSource.transaction(async (manager) => {
+        const created = await this.users.insert({ username, email, passwordHash }, manager);
+        if (agreement.accept) {
+          await this.agreements.record(
+            created.id,
+            agreement.accept,
+            'api',
+            this.clock.date(),
+            manager,
+          );
+        }
+        return created;
+      });
       return await this.startSession(user.id);
     } catch (error) {
       if (error instanceof DuplicateUserError) {
@@ -59,6 +80,12 @@ export class AuthService {
       }
       throw error;
     }
+  }
+
+  /** The contributor agreement in force (CONTRIBUTOR_AGREEMENT_VERSION / _REQUIRED). */
+  agreementPolicy(): AgreementPolicy {
+    const { version, required } = this.config.contributorAgreement;
+    return { current: version, required };
   }
 
   async login(dto: LoginDto): Promise<TokenPair> {

@@ -1,11 +1,19 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
+import { Clock } from '../common/clock.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { ContributorAgreementsRepository } from '../users/contributor-agreements.repository.js';
 import type { UserEntity } from '../users/user.entity.js';
 import { DuplicateUserError } from '../users/unique-violation.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { AUTH_MESSAGES } from './auth.messages.js';
 import { AuthService } from './auth.service.js';
+import {
+  AGREEMENT_MESSAGES,
+  agreementFieldsMismatched,
+  decideAgreement,
+  type AgreementInput,
+} from './contributor-agreement.js';
 import type { SocialLoginDto } from './dto/social-login.dto.js';
 import { IdentityTokenReplayStore } from './identity-token-replay.store.js';
 import { IdentityTokenVerifier, type IdentityClaims } from './identity-token.verifier.js';
@@ -53,10 +61,14 @@ export class SocialAuthService {
     private readonly identities: SocialIdentitiesRepository,
     private readonly users: UsersRepository,
     private readonly auth: AuthService,
+    private readonly agreements: ContributorAgreementsRepository,
+    private readonly clock: Clock,
   ) {}
 
   async signIn(dto: SocialLoginDto): Promise<TokenPair> {
     if (!isProvider(dto.provider)) throw ApiError.badRequest(AUTH_MESSAGES.unsupportedProvider);
+    // A malformed pair is refused before the identity token is spent (its jti can be used once).
+    if (agreementFieldsMismatched(dto)) throw ApiError.badRequest(AGREEMENT_MESSAGES.together);
     const claims = await this.verifier.verify(dto.provider, dto.id_token);
     if (!claims || !(await this.claimOnce(claims)))
       throw ApiError.badRequest(AUTH_MESSAGES.invalidIdentityToken);
@@ -64,9 +76,17 @@ export class SocialAuthService {
       firstName: clip(dto.first_name || claims.givenName),
       lastName: clip(dto.last_name || claims.familyName),
     };
-    const user = await this.resolveUser(dto.provider, claims, names);
+    const user = await this.resolveUser(dto.provider, claims, names, dto);
     if (!user.isActive) throw ApiError.badRequest(AUTH_MESSAGES.invalidIdentityToken);
     return this.auth.startSession(user.id);
+  }
+
+  /** An existing account (known identity or linked by email) records a valid acceptance and is never refused. */
+  private async recordForExisting(userId: number, input: AgreementInput): Promise<void> {
+    const decision = decideAgreement(this.auth.agreementPolicy(), input, false);
+    if (decision.ok && decision.accept) {
+      await this.agreements.record(userId, decision.accept, 'api', this.clock.date());
+    }
   }
 
   /** The replay guard: false when this token was used before (or the store cannot tell). */
@@ -83,10 +103,14 @@ export class SocialAuthService {
     provider: SocialProvider,
     claims: IdentityClaims,
     names: Names,
+    agreement: AgreementInput,
   ): Promise<UserEntity> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const known = await this.identities.findUser(provider, claims.subject);
-      if (known) return known;
+      if (known) {
+        await this.recordForExisting(known.id, agreement);
+        return known;
+      }
       if (claims.emailVerified && claims.email) {
         const owner = await this.users.findByEmail(claims.email);
         if (owner) {
@@ -97,11 +121,12 @@ export class SocialAuthService {
             throw error;
           }
           await this.users.fillBlankNames(owner.id, names.firstName, names.lastName);
+          await this.recordForExisting(owner.id, agreement);
           return owner;
         }
       }
       try {
-        return await this.createUser(provider, claims, names);
+        return await this.createUser(provider, claims, names, agreement);
       } catch (error) {
         if (error instanceof IdentityAlreadyLinkedError || error instanceof DuplicateUserError)
           continue;
@@ -115,7 +140,10 @@ export class SocialAuthService {
     provider: SocialProvider,
     claims: IdentityClaims,
     names: Names,
+    agreementInput: AgreementInput,
   ): Promise<UserEntity> {
+    const agreement = decideAgreement(this.auth.agreementPolicy(), agreementInput, true);
+    if (!agreement.ok) throw ApiError.badRequest(agreement.message, agreement.details);
     const email = claims.emailVerified && claims.email ? claims.email : '';
     const username = await this.freeUsername(
       usernameBase({ firstName: names.firstName, lastName: names.lastName, email, provider }),
@@ -124,6 +152,11 @@ export class SocialAuthService {
       { username, email, passwordHash: null, firstName: names.firstName, lastName: names.lastName },
       provider,
       claims.subject,
+      async (manager, userId) => {
+        if (agreement.accept) {
+          await this.agreements.record(userId, agreement.accept, 'api', this.clock.date(), manager);
+        }
+      },
     );
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, Repository, type EntityManager } from 'typeorm';
 import { UserEntity } from '../users/user.entity.js';
 import { uniqueViolationOf } from '../users/unique-violation.js';
 import { UsersRepository, type NewUser } from '../users/users.repository.js';
@@ -51,6 +51,8 @@ export class SocialIdentitiesRepository {
     values: NewUser,
     provider: SocialProvider,
     subject: string,
+    /** More rows of the new account, written in the same transaction (e.g. its agreement acceptance). */
+    onCreated: (manager: EntityManager, userId: number) => Promise<void> = async () => undefined,
   ): Promise<UserEntity> {
     try {
       return await this.dataSource.transaction(async (manager) => {
@@ -58,6 +60,7 @@ export class SocialIdentitiesRepository {
         await manager
           .getRepository(SocialIdentityEntity)
           .insert({ provider, subject, userId: user.id });
+        await onCreated(manager, user.id);
         return user;
       });
     } catch (error) {

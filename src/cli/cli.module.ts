@@ -4,6 +4,7 @@ import { MediaModule } from '../common/media/media.module.js';
 import { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
+import { ExportModule } from '../export/export.module.js';
 import { UsersModule } from '../users/users.module.js';
 
 /** The application context the CLI runs in: data access and services, no HTTP. */
@@ -18,6 +19,7 @@ export class CliModule {
         DatabaseModule.forRoot(databaseUrl, 4, true),
         MediaModule,
         UsersModule,
+        ExportModule.forRoot({ autoStart: false }),
       ],
     };
   }

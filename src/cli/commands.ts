@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { StaffService } from '../users/staff.service.js';
+import { exportCommand } from './commands/export.js';
 import { importGeojsonCommand } from './commands/import-geojson.js';
 import { seedCommand } from './commands/seed.js';
 import { required, UsageError, type CliCommand } from './cli-command.js';
@@ -55,4 +56,5 @@ export const COMMANDS: Record<string, CliCommand> = {
   },
   'import-geojson': importGeojsonCommand,
   seed: seedCommand,
+  export: exportCommand,
 };

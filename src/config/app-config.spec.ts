@@ -13,12 +13,24 @@ describe('loadConfig', () => {
     expect(config.rateLimit).toEqual({
       enabled: true,
       windowSeconds: 300,
-      limits: { read: 60, write: 10, login: 10, register: 5, refresh: 15, social: 10, staff: 600 },
+      limits: {
+        read: 60,
+        write: 10,
+        login: 10,
+        register: 5,
+        refresh: 15,
+        social: 10,
+        staff: 600,
+        export: 30,
+      },
     });
     expect(config.jwt).toMatchObject({ accessTtlSeconds: 300, refreshTtlSeconds: 30 * 86400 });
     expect(config.trustProxy).toBe(false);
     expect(config.redisUrl).toBeNull();
     expect(config.ai).toBeNull();
+    expect(config.serviceName).toBe('Bookcase Directory');
+    expect(config.openDataExport).toEqual({ intervalSeconds: 86400 });
+    expect(config.contributorAgreement).toEqual({ version: null, required: false });
     expect(config.mapdb).toMatchObject({
       writeEnabled: false,
       duplicateRadiusMeters: 100,
@@ -56,6 +68,33 @@ describe('loadConfig', () => {
     ]) {
       expect(problems).toContain(name);
     }
+  });
+
+  it('reads the open-data and contributor-agreement settings', () => {
+    const base = { DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: SECRET };
+    const config = loadConfig({
+      ...base,
+      EXPORT_INTERVAL: '6h',
+      RATE_LIMIT_EXPORT: '12',
+      SERVICE_NAME: 'Book Corners',
+      CONTRIBUTOR_AGREEMENT_VERSION: '2026-06',
+      CONTRIBUTOR_AGREEMENT_REQUIRED: 'true',
+    });
+    expect(config.openDataExport).toEqual({ intervalSeconds: 6 * 3600 });
+    expect(config.rateLimit.limits.export).toBe(12);
+    expect(config.serviceName).toBe('Book Corners');
+    expect(config.contributorAgreement).toEqual({ version: '2026-06', required: true });
+    expect(
+      loadConfig({ ...base, EXPORT_INTERVAL: 'off' }).openDataExport.intervalSeconds,
+    ).toBeNull();
+    expect(() => loadConfig({ ...base, EXPORT_INTERVAL: '30s' })).toThrow(/EXPORT_INTERVAL/);
+    expect(() => loadConfig({ ...base, EXPORT_INTERVAL: 'daily' })).toThrow(/EXPORT_INTERVAL/);
+    expect(() => loadConfig({ ...base, CONTRIBUTOR_AGREEMENT_REQUIRED: 'true' })).toThrow(
+      /CONTRIBUTOR_AGREEMENT_VERSION: required/,
+    );
+    expect(() => loadConfig({ ...base, CONTRIBUTOR_AGREEMENT_VERSION: 'v 1' })).toThrow(
+      /CONTRIBUTOR_AGREEMENT_VERSION/,
+    );
   });
 
   it('requires a JWT secret of 32+ characters once a database server is configured', () => {

@@ -7,7 +7,7 @@ import { EnvironmentVariables } from './env.schema.js';
 
 /** `staff`: requests authenticated as staff on staff endpoints, counted per user instead of per IP. */
 export type RateLimitTier =
-  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'staff';
+  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'staff' | 'export';
 
 export const LAUNCH_GATES = [
   'plan',
@@ -63,6 +63,12 @@ export class AppConfig {
     batchMaxSize: number;
     launchGates: string[];
   };
+  /** The service's public name (open-data attribution). */
+  readonly serviceName!: string;
+  /** The open-data export: regenerated every `intervalSeconds`; null = only on demand (`npm run cli -- export`). */
+  readonly openDataExport!: { intervalSeconds: number | null };
+  /** The contributor agreement in force (null: none) and whether new accounts must accept it. */
+  readonly contributorAgreement!: { version: string | null; required: boolean };
   /** Serve GET /api/v1/bench/ceiling (a DB-free route for `npm run bench`); off unless BENCH_CEILING_ROUTE=true. */
   readonly benchCeilingRoute!: boolean;
 
@@ -78,8 +84,10 @@ export class ConfigError extends Error {
   }
 }
 
+const DURATION_TEXT = /^(\d+)(ms|s|m|h|d)?$/;
+
 export function parseDuration(text: string): number {
-  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(text);
+  const match = DURATION_TEXT.exec(text);
   if (!match) throw new Error(`bad duration ${text}`);
   const value = Number(match[1]);
   switch (match[2]) {
@@ -156,6 +164,19 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       'MAPDB_USER_AGENT: required when MAPDB_WRITE_ENABLED=true (application/version plus a contact URL)',
     );
   }
+  if (env.CONTRIBUTOR_AGREEMENT_REQUIRED && !env.CONTRIBUTOR_AGREEMENT_VERSION) {
+    problems.push(
+      'CONTRIBUTOR_AGREEMENT_VERSION: required when CONTRIBUTOR_AGREEMENT_REQUIRED=true',
+    );
+  }
+  const exportIntervalText = env.EXPORT_INTERVAL ?? '1d';
+  const exportInterval =
+    exportIntervalText === 'off' || !DURATION_TEXT.test(exportIntervalText)
+      ? null
+      : parseDuration(exportIntervalText);
+  if (exportInterval !== null && exportInterval < 60) {
+    problems.push('EXPORT_INTERVAL: must be at least 1m (or off)');
+  }
   if (problems.length) throw new ConfigError(problems);
 
   const dataDir = resolve(env.DATA_DIR ?? './data');
@@ -193,6 +214,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         refresh: env.RATE_LIMIT_REFRESH ?? 15,
         social: env.RATE_LIMIT_SOCIAL ?? 10,
         staff: env.RATE_LIMIT_STAFF ?? 600,
+        export: env.RATE_LIMIT_EXPORT ?? 30,
       },
     },
     social: {
@@ -222,6 +244,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       batchMaxSpanMeters: env.MAPDB_BATCH_MAX_SPAN_METERS ?? 2000,
       batchMaxSize: env.MAPDB_BATCH_MAX_SIZE ?? 10,
       launchGates: gates,
+    },
+    serviceName: env.SERVICE_NAME ?? 'Bookcase Directory',
+    openDataExport: { intervalSeconds: exportInterval },
+    contributorAgreement: {
+      version: env.CONTRIBUTOR_AGREEMENT_VERSION ?? null,
+      required: env.CONTRIBUTOR_AGREEMENT_REQUIRED ?? false,
     },
     benchCeilingRoute: env.BENCH_CEILING_ROUTE ?? false,
   });

@@ -8,6 +8,7 @@ import {
   IsUrl,
   Matches,
   Max,
+  MaxLength,
   Min,
   MinLength,
   ValidateIf,
@@ -183,6 +184,41 @@ export class EnvironmentVariables {
   @Min(1)
   @Transform(toInt)
   RATE_LIMIT_STAFF?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
+  RATE_LIMIT_EXPORT?: number;
+
+  /** The service's public name, used in the open-data attribution. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  @Transform(toTrimmed)
+  SERVICE_NAME?: string;
+
+  /** How often the open-data export is regenerated (a duration, at least 1m), or `off` (CLI only). */
+  @IsOptional()
+  @Matches(/^(off|\d+(ms|s|m|h|d)?)$/, {
+    message: 'EXPORT_INTERVAL must be a duration such as 1d or 6h, or off',
+  })
+  @Transform(toTrimmed)
+  EXPORT_INTERVAL?: string;
+
+  /** The contributor agreement's current version (e.g. `2026-06`); unset means no agreement is in force. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9._-]{1,64}$/, {
+    message: 'CONTRIBUTOR_AGREEMENT_VERSION may hold letters, digits, . _ - (≤ 64)',
+  })
+  @Transform(toTrimmed)
+  CONTRIBUTOR_AGREEMENT_VERSION?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  @Transform(toBool)
+  CONTRIBUTOR_AGREEMENT_REQUIRED?: boolean;
 
   @IsOptional()
   @IsString()

@@ -6,6 +6,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
+import { PollLoop } from '../common/jobs/poll-loop.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import { AppConfig } from '../config/app-config.js';
 import { AiChatClient, EnrichmentAttemptError, EnrichmentInterrupted } from './ai-chat.client.js';
@@ -23,8 +24,7 @@ export type JobOutcome = 'filled' | 'skipped' | 'retry' | 'failed' | 'lost' | 'i
 export class EnrichmentWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(EnrichmentWorker.name);
   private readonly shutdown = new AbortController();
-  private readonly inFlight = new Set<Promise<number>>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly loop: PollLoop;
 
   constructor(
     private readonly config: AppConfig,
@@ -33,37 +33,27 @@ export class EnrichmentWorker implements OnApplicationBootstrap, OnModuleDestroy
     private readonly ai: AiChatClient,
     private readonly media: MediaStorage,
     @Inject(ENRICHMENT_OPTIONS) private readonly options: EnrichmentOptions,
-  ) {}
+  ) {
+    this.loop = new PollLoop(
+      options.pollIntervalMs,
+      () => this.runOnce(),
+      (error) => this.logger.error(`enrichment poll failed: ${(error as Error).message}`),
+    );
+  }
 
   onApplicationBootstrap(): void {
-    if (this.config.ai && this.options.autoStart) this.schedule();
+    if (this.config.ai && this.options.autoStart) this.loop.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    // Abort first: an AI call in flight ends now instead of at its timeout.
     this.shutdown.abort();
-    await Promise.allSettled([...this.inFlight]);
+    await this.loop.stop();
   }
 
   /** Handles the jobs due now (at most `maxJobsPerRun`); resolves to how many were claimed. */
   runOnce(): Promise<number> {
-    const run = this.drain();
-    this.inFlight.add(run);
-    void run.finally(() => this.inFlight.delete(run)).catch(() => undefined);
-    return run;
-  }
-
-  private schedule(): void {
-    if (this.shutdown.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.runOnce()
-        .catch((error: unknown) =>
-          this.logger.error(`enrichment poll failed: ${(error as Error).message}`),
-        )
-        .finally(() => this.schedule());
-    }, this.options.pollIntervalMs);
-    this.timer.unref();
+    return this.loop.track(this.drain());
   }
 
   private async drain(): Promise<number> {

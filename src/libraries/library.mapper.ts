@@ -42,6 +42,63 @@ export function libraryRef(row: LibraryRefColumns): LibraryRefResponse {
   };
 }
 
+/** The columns publicLibraryFields reads. */
+export type PublicLibraryColumns = Pick<
+  LibraryRow,
+  | 'id'
+  | 'slug'
+  | 'name'
+  | 'description'
+  | 'photo_key'
+  | 'thumbnail_key'
+  | 'address'
+  | 'city'
+  | 'country'
+  | 'postal_code'
+  | 'wheelchair_accessible'
+  | 'capacity'
+  | 'is_indoor'
+  | 'is_lit'
+  | 'website'
+  | 'contact'
+  | 'source'
+  | 'operator'
+  | 'brand'
+  | 'created_at'
+>;
+
+/**
+ * The public fields of a library item that do not depend on the caller, less the coordinates: the list item adds
+ * `lat`, `lng` and `is_favourited`; the open-data export puts the coordinates in its geometry.
+ */
+export function publicLibraryFields(
+  row: PublicLibraryColumns,
+  mediaUrl: (key: string | null | undefined) => string,
+): Omit<LibraryItemResponse, 'lat' | 'lng' | 'is_favourited'> {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    photo_url: mediaUrl(row.photo_key),
+    thumbnail_url: mediaUrl(row.thumbnail_key),
+    address: row.address,
+    city: row.city,
+    country: row.country,
+    postal_code: row.postal_code,
+    wheelchair_accessible: row.wheelchair_accessible,
+    capacity: row.capacity,
+    is_indoor: row.is_indoor,
+    is_lit: row.is_lit,
+    website: row.website,
+    contact: row.contact,
+    source: row.source,
+    operator: row.operator,
+    brand: row.brand,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
 /**
  * Decides every public field of a library. Nothing internal (permission, provenance, staged changes, the
  * submitter) appears unless a method for the owner's view adds it.
@@ -52,28 +109,9 @@ export class LibraryMapper {
 
   item(row: LibraryRow): LibraryItemResponse {
     return {
-      id: row.id,
-      slug: row.slug,
-      name: row.name,
-      description: row.description,
-      photo_url: this.media.url(row.photo_key),
-      thumbnail_url: this.media.url(row.thumbnail_key),
+      ...publicLibraryFields(row, (key) => this.media.url(key)),
       lat: Number(row.lat),
       lng: Number(row.lng),
-      address: row.address,
-      city: row.city,
-      country: row.country,
-      postal_code: row.postal_code,
-      wheelchair_accessible: row.wheelchair_accessible,
-      capacity: row.capacity,
-      is_indoor: row.is_indoor,
-      is_lit: row.is_lit,
-      website: row.website,
-      contact: row.contact,
-      source: row.source,
-      operator: row.operator,
-      brand: row.brand,
-      created_at: new Date(row.created_at).toISOString(),
       is_favourited: Boolean(row.is_favourited),
     };
   }

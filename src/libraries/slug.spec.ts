@@ -21,6 +21,7 @@ describe('baseSlug', () => {
     expect(baseSlug({ city: 'mine' })).toBe('mine-library');
     expect(baseSlug({ city: 'Audit' })).toBe('audit-library');
     expect(baseSlug({ city: 'Moderation' })).toBe('moderation-library');
+    expect(baseSlug({ city: 'Export' })).toBe('export-library');
     expect(baseSlug({ city: '東京' })).toBe('library');
   });
 

@@ -13,6 +13,7 @@ export const RESERVED_SLUGS = new Set([
   'mine',
   'moderation',
   'audit',
+  'export',
 ]);
 const MAX_BASE_LENGTH = 200;
 

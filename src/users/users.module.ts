@@ -5,10 +5,11 @@ import { UserEntity } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
 import { PasswordHasher } from './password-hasher.js';
 import { StaffService } from './staff.service.js';
+import { ContributorAgreementsRepository } from './contributor-agreements.repository.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([UserEntity]), ModerationAuditModule],
-  providers: [UsersRepository, PasswordHasher, StaffService],
-  exports: [UsersRepository, PasswordHasher, StaffService],
+  providers: [UsersRepository, PasswordHasher, StaffService, ContributorAgreementsRepository],
+  exports: [UsersRepository, PasswordHasher, StaffService, ContributorAgreementsRepository],
 })
 export class UsersModule {}

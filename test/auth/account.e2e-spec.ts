@@ -39,6 +39,7 @@ describe('account changes: email, password, deletion', () => {
         email,
         is_social_only: false,
         is_staff: false,
+        contributor_agreement_version: null,
       });
       expect(res.headers['cache-control']).toBe('private, no-store');
       const me = await request(t.http)

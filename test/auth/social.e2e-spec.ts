@@ -157,6 +157,7 @@ describe('POST /auth/social', () => {
         email,
         is_social_only: true,
         is_staff: false,
+        contributor_agreement_version: null,
       });
       expect(await namesOf(user.id)).toEqual({ first_name: 'Jane', last_name: 'Doe' });
       const refreshed = await request(t.http)
@@ -249,6 +250,7 @@ describe('POST /auth/social', () => {
         email: local.email,
         is_social_only: false,
         is_staff: false,
+        contributor_agreement_version: null,
       });
       await loginUser(t.http, local.username, local.password);
     });

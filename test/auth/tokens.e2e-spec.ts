@@ -89,6 +89,7 @@ describe('register, login, refresh, me', () => {
         email: `${username.toLowerCase()}@example.org`,
         is_social_only: false,
         is_staff: false,
+        contributor_agreement_version: null,
       });
     });
 
@@ -448,6 +449,7 @@ describe('register, login, refresh, me', () => {
         email: user.email,
         is_social_only: false,
         is_staff: false,
+        contributor_agreement_version: null,
       });
       expect(res.headers['cache-control']).toBe('private, no-store');
     });

@@ -31,6 +31,8 @@ export interface TestAppOptions {
   clock?: FakeClock;
   imports?: ModuleMetadata['imports'];
   logDestination?: DestinationStream;
+  /** Providers replaced by values (e.g. a worker's tuning with background polling off). */
+  overrides?: { provide: unknown; useValue: unknown }[];
 }
 
 /** The real application on a real database, configured exactly as main.ts does, with a fake clock. */
@@ -42,6 +44,8 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     JWT_SECRET: TEST_JWT_SECRET,
     DATA_DIR: dataDir,
     LOG_LEVEL: options.logDestination ? 'info' : 'silent',
+    // No background export run in suites that do not test it (export suites set an interval and drive the job).
+    EXPORT_INTERVAL: 'off',
     // The embedded server runs one session: one connection per app, as `npm start` uses it.
     ...(process.env.TEST_DB_MODE === 'embedded' ? { DATABASE_POOL_SIZE: '1' } : {}),
     ...(options.redis
@@ -51,7 +55,7 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
   };
   const config = loadConfig(env);
   const clock = options.clock ?? new FakeClock();
-  const moduleRef = await Test.createTestingModule({
+  let builder = Test.createTestingModule({
     imports: [
       AppModule.forRoot({
         config,
@@ -63,8 +67,11 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     ],
   })
     .overrideProvider(Clock)
-    .useValue(clock)
-    .compile();
+    .useValue(clock);
+  for (const override of options.overrides ?? []) {
+    builder = builder.overrideProvider(override.provide).useValue(override.useValue);
+  }
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({
     ...NEST_APP_OPTIONS,
     bufferLogs: false,

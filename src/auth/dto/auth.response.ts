@@ -22,6 +22,10 @@ export class UserResponse {
   /** True when the account has no local password (social sign-in only). */
   is_social_only: boolean;
   is_staff: boolean;
+
+  /** The contributor agreement version the user accepted most recently; null when none. */
+  @ApiProperty({ type: 'string', nullable: true, example: '2026-06' })
+  contributor_agreement_version: string | null;
 }
 
 /** `{message, details: null}`: the success answer of password change and account deletion. */

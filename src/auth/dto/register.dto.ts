@@ -1,9 +1,10 @@
 import { IsString, Length, Matches } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
+import { ContributorAgreementDto } from './contributor-agreement.dto.js';
 
 export const NO_CONTROL_CHARACTERS = /^[^\p{Cc}]*$/u;
 
-export class RegisterDto {
+export class RegisterDto extends ContributorAgreementDto {
   /** 3–150 characters after trimming; unique, case-insensitively. */
   @Trim()
   @IsString()

@@ -1,7 +1,8 @@
 import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
+import { ContributorAgreementDto } from './contributor-agreement.dto.js';
 
-export class SocialLoginDto {
+export class SocialLoginDto extends ContributorAgreementDto {
   /** `apple` or `google`. */
   @IsString()
   provider: string;

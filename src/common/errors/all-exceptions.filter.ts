@@ -59,6 +59,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return;
     }
     response.setHeader('Cache-Control', 'private, no-store');
+    if (exception instanceof ApiError) {
+      for (const [name, value] of Object.entries(exception.headers))
+        response.setHeader(name, value);
+    }
     response.status(status).json(body);
   }
 

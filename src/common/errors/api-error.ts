@@ -8,8 +8,21 @@ export class ApiError extends HttpException {
     status: number,
     message: string,
     readonly details: ErrorDetails = null,
+    /** Response headers the error filter sets along with the envelope (e.g. `Retry-After`). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super({ message, details }, status);
+  }
+
+  /** 503 with `Retry-After` (header and `details.retry_after`, whole seconds ≥ 1). */
+  static unavailable(message: string, retryAfterSeconds: number): ApiError {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    return new ApiError(
+      HttpStatus.SERVICE_UNAVAILABLE,
+      message,
+      { retry_after: seconds },
+      { 'Retry-After': String(seconds) },
+    );
   }
 
   static badRequest(message: string, details: ErrorDetails = null): ApiError {

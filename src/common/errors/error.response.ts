@@ -43,7 +43,7 @@ export class ValidationErrorResponse {
 }
 
 export class RetryAfterDetails {
-  @ApiProperty({ example: 42, minimum: 1 })
+  @ApiProperty({ type: 'integer', example: 42, minimum: 1 })
   retry_after: number;
 }
 

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { MediaStorage, assertSafeKey } from './media-storage.js';
 
 /**
@@ -44,6 +47,25 @@ export class LocalMediaStorage extends MediaStorage {
     const temporary = `${target}.${randomUUID()}.tmp`;
     await writeFile(temporary, data, { mode: 0o644 });
     await rename(temporary, target);
+  }
+
+  async putStream(key: string, source: Readable): Promise<void> {
+    const target = this.path(key);
+    await mkdir(dirname(target), { recursive: true });
+    const temporary = `${target}.${randomUUID()}.tmp`;
+    try {
+      await pipeline(source, createWriteStream(temporary, { mode: 0o644 }));
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  async openRead(key: string): Promise<Readable> {
+    // Opening first makes a missing file a rejection here rather than an error event mid-response.
+    const handle = await open(this.path(key), 'r');
+    return handle.createReadStream();
   }
 
   async delete(key: string): Promise<void> {

@@ -1,6 +1,15 @@
-/** Where uploaded media lives. Keys are relative paths such as `libraries/ab/abcd.jpg`. */
+import type { Readable } from 'node:stream';
+
+/** Where uploaded media (and generated files such as the open-data export) lives. Keys are relative paths such as `libraries/ab/abcd.jpg`. */
 export abstract class MediaStorage {
   abstract put(key: string, data: Buffer, contentType: string): Promise<void>;
+  /**
+   * Writes a file from a stream, for files too large to hold in memory. Resolves once the whole file is stored;
+   * a reader never sees part of it, and nothing is left behind when the source fails.
+   */
+  abstract putStream(key: string, source: Readable, contentType: string): Promise<void>;
+  /** The stored file as a stream (rejects when it does not exist). */
+  abstract openRead(key: string): Promise<Readable>;
   abstract delete(key: string): Promise<void>;
   abstract exists(key: string): Promise<boolean>;
   abstract read(key: string): Promise<Buffer>;

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import express from 'express';
 
-/** How long clients and shared caches may keep a media file (README: "Media caching"). */
+/** How long clients and shared caches may keep a media file (README: "Withdrawn media and caching"). */
 export const MEDIA_MAX_AGE_SECONDS = 300;
 
 /**
