@@ -48,6 +48,22 @@ export default tseslint.config(
     },
   },
   {
+    // The public map page's browser module (src/map/assets).
+    files: ['src/map/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: {
+        document: 'readonly',
+        window: 'readonly',
+        navigator: 'readonly',
+        fetch: 'readonly',
+        AbortController: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     ignores: ['src/map-contribution/**', 'src/app.module.ts', 'src/main.ts'],
     rules: {

@@ -5,6 +5,7 @@ import { MapContribution1764000000000 } from './1764000000000-map-contribution.j
 import { AdminConsole1764100000000 } from './1764100000000-admin-console.js';
 import { ProximityCount1764200000000 } from './1764200000000-proximity-count.js';
 import { ModerationAudit1764700000000 } from './1764700000000-moderation-audit.js';
+import { LibraryMapCells1764600000000 } from './1764600000000-library-map-cells.js';
 import { OpenData1764800000000 } from './1764800000000-open-data.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   AdminConsole1764100000000,
   ProximityCount1764200000000,
   ModerationAudit1764700000000,
+  LibraryMapCells1764600000000,
   OpenData1764800000000,
 ];

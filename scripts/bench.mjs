@@ -11,6 +11,7 @@
  *   npm run bench -- --only ceiling,list,proximity --repeat 2    (without `ceiling`, no ratios)
  *   npm run bench -- --profile          server runs with --cpu-prof (profiles land in bench/tmp/profiles)
  *   npm run bench -- --keep             keep the database (printed) for EXPLAIN ANALYZE afterwards
+ *   npm run bench -- --database NAME    measure a database kept by an earlier run (no migration, no seeding; kept)
  *   npm run bench -- --only export --libraries 1000000 --out bench/tmp/export-1m.json
  *                                       the open-data export (`npm run cli -- export`, twice: a new version, then
  *                                       an unchanged pass): wall time, CPU and peak RSS of the CLI process
@@ -60,6 +61,8 @@ const SCENARIOS = [
   'countries',
   'favourites',
   'submit-photo',
+  'map-feed',
+  'tiles',
   'export',
 ];
 
@@ -69,6 +72,7 @@ const { values: args } = parseArgs({
     repeat: { type: 'string' },
     only: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    database: { type: 'string' },
     profile: { type: 'boolean', default: false },
     libraries: { type: 'string' },
     duration: { type: 'string' },
@@ -443,10 +447,20 @@ async function measure(base, probe, spec, connections) {
     );
   }
   const latencies = [];
+  let bytes = 0;
   const before = await probe.snapshot();
-  const result = await cannon(base, spec, connections, settings.duration, (_c, status, _b, ms) => {
-    if (status >= 200 && status < 300) latencies.push(ms);
-  });
+  const result = await cannon(
+    base,
+    spec,
+    connections,
+    settings.duration,
+    (_c, status, size, ms) => {
+      if (status >= 200 && status < 300) {
+        latencies.push(ms);
+        bytes += size;
+      }
+    },
+  );
   const after = await probe.snapshot();
   const peakRss = await rss.stop();
   latencies.sort((a, b) => a - b);
@@ -458,6 +472,7 @@ async function measure(base, probe, spec, connections) {
   const postgresCpu = delta(after, before, 'postgres');
   return {
     rps: ok / (result.duration || seconds),
+    bytesPerResponse: ok ? bytes / ok : null,
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
     peakRss,
@@ -517,6 +532,7 @@ async function measureColdStatistics(url) {
     const mean = times.reduce((sum, t) => sum + t, 0) / times.length;
     return {
       rps: 1000 / mean,
+      bytesPerResponse: null,
       p50: quantile(times, 0.5),
       p99: quantile(times, 0.99),
       peakRss: null,
@@ -592,7 +608,10 @@ async function main() {
   }
   const started = performance.now();
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
-  const databaseName = `bookcase_bench_${stamp}_${randomBytes(2).toString('hex')}`;
+  const reused = args.database ?? null;
+  if (reused !== null && !/^bookcase_bench_[0-9]{14}_[0-9a-f]{4}$/.test(reused))
+    usage('--database must name a database kept by an earlier run (bookcase_bench_<stamp>_<hex>)');
+  const databaseName = reused ?? `bookcase_bench_${stamp}_${randomBytes(2).toString('hex')}`;
   const url = databaseUrl(databaseName);
   const temp = mkdtempSync(join(tmpdir(), 'bookcase-bench-'));
   cleanups.push(() => rmSync(temp, { recursive: true, force: true }));
@@ -614,10 +633,10 @@ async function main() {
       if (datname.slice('bookcase_bench_'.length, 'bookcase_bench_'.length + 14) < dayAgo)
         await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     }
-    await client.query(`CREATE DATABASE ${databaseName}`);
+    if (reused === null) await client.query(`CREATE DATABASE ${databaseName}`);
     return { version, postgis };
   });
-  if (args.keep) log(`database kept: ${url}`);
+  if (args.keep || reused !== null) log(`database kept: ${url}`);
   else
     cleanups.push(() =>
       withClient(adminUrl, (client) =>
@@ -646,18 +665,22 @@ async function main() {
       process.env.MALLOC_TRIM_THRESHOLD_ ?? PRODUCTION_MALLOC.MALLOC_TRIM_THRESHOLD_,
   });
   const cli = join(root, 'dist/src/cli/main.js');
-  log(`== database ${databaseName}: migrate, seed ${settings.libraries} libraries`);
-  await run(process.execPath, [cli, 'migrate'], env);
-  log(
-    await run(
-      process.execPath,
-      [cli, 'seed', '--libraries', String(settings.libraries), '--with-photos'],
-      env,
-    ),
-  );
-  // The steady state of a production table: autovacuum has set the visibility map (index-only scans need it) and
-  // analysed the rows. Without this a run would depend on whether, and when, autovacuum starts during it.
-  await withClient(url, (client) => client.query('VACUUM (ANALYZE) libraries'));
+  if (reused === null) {
+    log(`== database ${databaseName}: migrate, seed ${settings.libraries} libraries`);
+    await run(process.execPath, [cli, 'migrate'], env);
+    log(
+      await run(
+        process.execPath,
+        [cli, 'seed', '--libraries', String(settings.libraries), '--with-photos'],
+        env,
+      ),
+    );
+    // The steady state of a production table: autovacuum has set the visibility map (index-only scans need it) and
+    // analysed the rows. Without this a run would depend on whether, and when, autovacuum starts during it.
+    await withClient(url, (client) => client.query('VACUUM (ANALYZE) libraries'));
+  } else {
+    log(`== database ${databaseName}: reused as it is (no migration, no seeding)`);
+  }
 
   // Only the upload scenario needs the 12 MP photo (seconds of CPU to make).
   const photo = settings.only.includes('submit-photo') ? twelveMegapixelJpeg() : Buffer.alloc(0);
@@ -777,6 +800,29 @@ async function main() {
     'statistics-warm': get(() => `${API}/statistics/`),
     countries: get(() => `${API}/libraries/countries`),
     favourites: { ...get(() => `${API}/libraries/favourites`), headers: auth },
+    // The map (issue 17): a box of city size (~0.3° × 0.2°) or country size (~8° × 5°) around a random seed city,
+    // at a random zoom from 5 to 15.
+    'map-feed': get(() => {
+      const city = pick(SEED_CITIES);
+      const [width, height] = Math.random() < 0.5 ? [0.3, 0.2] : [8, 5];
+      const west = city.lng - width * Math.random();
+      const south = city.lat - height * Math.random();
+      const bbox = [west, south, west + width, south + height].map((v) => v.toFixed(5));
+      return `${API}/libraries/map?bbox=${bbox.join(',')}&zoom=${5 + Math.floor(Math.random() * 11)}`;
+    }),
+    // A random tile of zoom 3 to 16 holding a point within ~10 km of a random seed city.
+    tiles: get(() => {
+      const city = pick(SEED_CITIES);
+      const z = 3 + Math.floor(Math.random() * 14);
+      const lng = city.lng + (Math.random() - 0.5) * 0.25;
+      const lat = city.lat + (Math.random() - 0.5) * 0.18;
+      const n = 2 ** z;
+      const x = Math.floor(((lng + 180) / 360) * n);
+      const y = Math.floor(
+        (0.5 - Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360)) / (2 * Math.PI)) * n,
+      );
+      return `${API}/libraries/tiles/${z}/${x}/${y}.mvt`;
+    }),
     'submit-photo': {
       method: 'POST',
       headers: { ...auth, 'Content-Type': upload.contentType },
@@ -860,6 +906,7 @@ async function main() {
       name,
       connections,
       rps: median(figures.map((f) => f.rps)),
+      bytes: median(figures.map((f) => f.bytesPerResponse)),
       p50: median(figures.map((f) => f.p50)),
       p99: median(figures.map((f) => f.p99)),
       peakRss: max('peakRss'),
@@ -924,6 +971,7 @@ async function main() {
       name: row.name,
       connections: row.connections,
       rps: round(row.rps),
+      bytes_per_response: round(row.bytes, 0),
       p50_ms: round(row.p50, 2),
       p99_ms: round(row.p99, 2),
       ratio_to_ceiling: round(row.ratio, 3),
@@ -937,6 +985,7 @@ async function main() {
     'scenario',
     'conns',
     'req/s',
+    'bytes/resp',
     'p50 ms',
     'p99 ms',
     'ratio',
@@ -951,6 +1000,7 @@ async function main() {
     row.name,
     String(row.connections),
     row.rps.toFixed(1),
+    fmt(row.bytes, 0),
     fmt(row.p50),
     fmt(row.p99),
     row.ratio === null ? '–' : row.ratio.toFixed(2),

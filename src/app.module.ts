@@ -26,6 +26,7 @@ import { StatisticsModule } from './statistics/statistics.module.js';
 import { LibrariesModule } from './libraries/libraries.module.js';
 import { LibraryDetailModule } from './libraries/library-detail.module.js';
 import { MapContributionModule } from './map-contribution/map-contribution.module.js';
+import { MapModule } from './map/map.module.js';
 import { ReportsModule } from './reports/reports.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -66,6 +67,7 @@ export class AppModule {
         ReportsModule,
         ExportModule.forRoot(),
         LibrariesModule,
+        MapModule,
         LibraryDetailModule,
         StatisticsModule,
         MapContributionModule,

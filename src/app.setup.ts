@@ -5,6 +5,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { CONSOLE_PATHS } from './admin/admin.module.js';
 import { serveConsoleAssets } from './admin/console-assets.js';
+import { MAP_PAGE_PATHS } from './map/map-page.controller.js';
+import { serveMapAssets } from './map/map-page.js';
 import { PINO, PinoNestLogger, requestLogger } from './common/logging/logging.module.js';
 import { deferredBodyParsers } from './common/http/deferred-body-parser.js';
 import { serveMedia } from './common/media/serve-media.js';
@@ -36,10 +38,12 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
       { path: 'health', method: RequestMethod.GET },
       { path: 'ready', method: RequestMethod.GET },
       ...CONSOLE_PATHS.map((path) => ({ path, method: RequestMethod.ALL })),
+      ...MAP_PAGE_PATHS.map((path) => ({ path, method: RequestMethod.GET })),
     ],
   });
   serveMedia(app, config.mediaRoot);
   serveConsoleAssets(app);
+  serveMapAssets(app);
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,

@@ -21,6 +21,7 @@ describe('loadConfig', () => {
         refresh: 15,
         social: 10,
         staff: 600,
+        map: 600,
         export: 30,
       },
     });

@@ -7,7 +7,7 @@ import { EnvironmentVariables } from './env.schema.js';
 
 /** `staff`: requests authenticated as staff on staff endpoints, counted per user instead of per IP. */
 export type RateLimitTier =
-  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'staff' | 'export';
+  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'staff' | 'map' | 'export';
 
 export const LAUNCH_GATES = [
   'plan',
@@ -63,6 +63,8 @@ export class AppConfig {
     batchMaxSize: number;
     launchGates: string[];
   };
+  /** The public map page's base map (style JSON URL or raster tile template); null: a plain background. */
+  readonly mapStyleUrl!: string | null;
   /** The service's public name (open-data attribution). */
   readonly serviceName!: string;
   /** The open-data export: regenerated every `intervalSeconds`; null = only on demand (`npm run cli -- export`). */
@@ -214,6 +216,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         refresh: env.RATE_LIMIT_REFRESH ?? 15,
         social: env.RATE_LIMIT_SOCIAL ?? 10,
         staff: env.RATE_LIMIT_STAFF ?? 600,
+        map: env.RATE_LIMIT_MAP ?? 600,
         export: env.RATE_LIMIT_EXPORT ?? 30,
       },
     },
@@ -245,6 +248,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       batchMaxSize: env.MAPDB_BATCH_MAX_SIZE ?? 10,
       launchGates: gates,
     },
+    mapStyleUrl: env.MAP_STYLE_URL || null,
     serviceName: env.SERVICE_NAME ?? 'Bookcase Directory',
     openDataExport: { intervalSeconds: exportInterval },
     contributorAgreement: {

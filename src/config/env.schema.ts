@@ -179,6 +179,25 @@ export class EnvironmentVariables {
   @Transform(toInt)
   RATE_LIMIT_SOCIAL?: number;
 
+  /** The map feed and vector tiles: a map view loads a dozen tiles per pan. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
+  RATE_LIMIT_MAP?: number;
+
+  /**
+   * The map page's base map: a MapLibre style JSON URL, or a raster tile URL template with {z}, {x} and {y}.
+   * Unset: the bookcases on a plain background.
+   */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s"'<>`]+$/, {
+    message:
+      'MAP_STYLE_URL must be an http(s) URL (a style JSON, or raster tiles with {z}/{x}/{y})',
+  })
+  @Transform(toTrimmed)
+  MAP_STYLE_URL?: string;
+
   @IsOptional()
   @IsInt()
   @Min(1)

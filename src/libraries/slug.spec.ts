@@ -21,6 +21,8 @@ describe('baseSlug', () => {
     expect(baseSlug({ city: 'mine' })).toBe('mine-library');
     expect(baseSlug({ city: 'Audit' })).toBe('audit-library');
     expect(baseSlug({ city: 'Moderation' })).toBe('moderation-library');
+    expect(baseSlug({ city: 'Map' })).toBe('map-library');
+    expect(baseSlug({ city: 'tiles' })).toBe('tiles-library');
     expect(baseSlug({ city: 'Export' })).toBe('export-library');
     expect(baseSlug({ city: '東京' })).toBe('library');
   });

@@ -13,6 +13,8 @@ export const RESERVED_SLUGS = new Set([
   'mine',
   'moderation',
   'audit',
+  'map',
+  'tiles',
   'export',
 ]);
 const MAX_BASE_LENGTH = 200;

@@ -61,6 +61,17 @@ describe('embedded default database', () => {
       },
     });
 
+    // PGlite's PostGIS has no protobuf-c: tiles are encoded in Node (src/map/tile-encoder.ts).
+    const tile = await fetch(`http://127.0.0.1:${port}/api/v1/libraries/tiles/0/0/0.mvt`);
+    expect(tile.status).toBe(204);
+    const feed = await fetch(
+      `http://127.0.0.1:${port}/api/v1/libraries/map?bbox=-180,-90,180,90&zoom=2`,
+    );
+    expect(feed.status).toBe(200);
+    expect(await feed.json()).toEqual({ type: 'FeatureCollection', features: [] });
+    const page = await fetch(`http://127.0.0.1:${port}/`);
+    expect(page.status).toBe(200);
+
     const cli = await runNode(
       'dist/src/cli/main.js',
       ['create-staff', '--username', 'admin', '--email', 'admin@example.com'],

@@ -101,6 +101,27 @@ describe('OpenAPI document', () => {
     expect(document.components.schemas).toHaveProperty('ValidationErrorResponse');
   });
 
+  it('documents the map feed (GeoJSON) and the vector tiles (MVT) with every status', () => {
+    const feed = document.paths['/api/v1/libraries/map'].get;
+    expect(Object.keys(feed.responses).sort()).toEqual(['200', '304', '422', '429', '500']);
+    expect(feed.responses['200'].content).toEqual({
+      'application/geo+json': { schema: { $ref: '#/components/schemas/MapFeedResponse' } },
+    });
+    const names = (feed.parameters as { name: string; required?: boolean; schema: unknown }[]).map(
+      (p) => p.name,
+    );
+    expect(names.sort()).toEqual(
+      ['bbox', 'city', 'country', 'has_photo', 'postal_code', 'q', 'search', 'zoom'].sort(),
+    );
+    const tile = document.paths['/api/v1/libraries/tiles/{z}/{x}/{y}.mvt'].get;
+    expect(Object.keys(tile.responses).sort()).toEqual(['200', '204', '304', '422', '429', '500']);
+    expect(tile.responses['200'].content).toEqual({
+      'application/vnd.mapbox-vector-tile': { schema: { type: 'string', format: 'binary' } },
+    });
+    expect(document.components.schemas).toHaveProperty('MapClusterFeatureResponse');
+    expect(document.components.schemas).toHaveProperty('MapLibraryFeatureResponse');
+  });
+
   it('documents 429 on every rate-limited operation', () => {
     const limited = operations.filter(([path]) => path.startsWith('/api/v1/'));
     for (const [path, method, operation] of limited) {

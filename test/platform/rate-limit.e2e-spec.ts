@@ -67,6 +67,7 @@ const TIERS: { tier: string; route: Route; limit: number; ok: number; message: s
     ok: 200,
     message: 'Too many social login attempts. Please try again later.',
   },
+  { tier: 'map', route: { method: 'get', path: 'map' }, limit: 600, ok: 200, message: GENERIC },
 ];
 
 function call(t: TestApp, route: Route, forwardedFor?: string): Promise<Response> {

@@ -58,8 +58,14 @@ export function describeWithBrowser(name: string, body: () => void): void {
   describe.skip(name, body);
 }
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: LAUNCH_ARGS });
+/** Software WebGL (SwiftShader) for pages that draw with it, such as the public map. */
+const WEBGL_ARGS = ['--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
+
+export function launchBrowser(options: { webgl?: boolean } = {}): Promise<Browser> {
+  const args = options.webgl
+    ? [...LAUNCH_ARGS.filter((arg) => arg !== '--disable-gpu'), ...WEBGL_ARGS]
+    : LAUNCH_ARGS;
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
 }
 
 /** Starts the test app's HTTP server on a free loopback port; answers its base URL. */
@@ -162,6 +168,8 @@ export async function signIn(
 export interface CheckOptions {
   /** Console errors to accept (an expected 4xx of the page itself, say). */
   allowConsole?: RegExp[];
+  /** The screenshot's name prefix (`console` unless told). */
+  prefix?: string;
 }
 
 /** The console line Chromium logs for a document answered with this status. */
@@ -193,7 +201,8 @@ declare const window: { innerWidth: number; __cspViolations?: string[] };
 /**
  * Checks the loaded page: no horizontal overflow at this viewport, an accessible label on every form control and a
  * name on every button, no console error (but `allowConsole`), page error or CSP violation since the page was
- * opened; then saves a full-page screenshot as test/artifacts/console-<name>-<width>.png. Answers the screenshot path.
+ * opened; then saves a full-page screenshot as test/artifacts/<prefix>-<name>-<width>.png (prefix `console` unless
+ * told). Answers the screenshot path.
  */
 export async function checkPage(
   page: Page,
@@ -228,7 +237,7 @@ export async function checkPage(
   });
   const width = page.viewportSize()?.width ?? facts.innerWidth;
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
-  const path = join(ARTIFACTS_DIR, `console-${name}-${width}.png`);
+  const path = join(ARTIFACTS_DIR, `${options.prefix ?? 'console'}-${name}-${width}.png`);
   await page.screenshot({ path, fullPage: true });
 
   const problems = problemsOf.get(page) ?? { console: [], pageErrors: [] };

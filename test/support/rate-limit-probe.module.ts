@@ -71,6 +71,13 @@ class RateLimitProbeController {
     return { ok: true };
   }
 
+  @Get('map')
+  @RateLimit('map')
+  @ApiOkResponse()
+  map() {
+    return { ok: true };
+  }
+
   @Post('write')
   @RateLimit('write')
   @ApiOkResponse()

@@ -10,12 +10,23 @@ import type { Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 
 export const PUBLIC_CACHE_KEY = 'bookcase:public-cache';
+export const SHARED_CACHE_KEY = 'bookcase:shared-cache';
 export const MAX_PUBLIC_CACHE_SECONDS = 300;
 
 /** Anonymous GETs of this route may be cached publicly for `seconds` (≤ 300); reads with a token never are. */
 export const PublicCache = (seconds: number) =>
   SetMetadata(
     PUBLIC_CACHE_KEY,
+    Math.min(MAX_PUBLIC_CACHE_SECONDS, Math.max(0, Math.floor(seconds))),
+  );
+
+/**
+ * Responses of this route hold no per-caller data whoever asks: browsers revalidate every time (ETag), shared caches
+ * (CDN, proxy) keep them `seconds` (≤ 300), also for requests that carry credentials.
+ */
+export const SharedCache = (seconds: number) =>
+  SetMetadata(
+    SHARED_CACHE_KEY,
     Math.min(MAX_PUBLIC_CACHE_SECONDS, Math.max(0, Math.floor(seconds))),
   );
 
@@ -35,6 +46,14 @@ export class CacheControlInterceptor implements NestInterceptor {
         context.getHandler(),
         context.getClass(),
       ]);
+      const shared = this.reflector.getAllAndOverride<number | undefined>(SHARED_CACHE_KEY, [
+        context.getHandler(),
+        context.getClass(),
+      ]);
+      if (shared !== undefined && (request.method === 'GET' || request.method === 'HEAD')) {
+        response.setHeader('Cache-Control', `public, max-age=0, s-maxage=${shared}`);
+        return next.handle();
+      }
       const personal = Boolean(
         request.headers.authorization || request.headers.cookie || request.user,
       );

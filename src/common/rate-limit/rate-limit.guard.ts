@@ -20,6 +20,7 @@ export const RATE_LIMIT_MESSAGES: Record<RateLimitTier, string> = {
   refresh: 'Too many refresh attempts. Please try again later.',
   social: 'Too many social login attempts. Please try again later.',
   staff: 'Too many requests. Please try again later.',
+  map: 'Too many requests. Please try again later.',
   export: 'Too many requests. Please try again later.',
 };
 

@@ -1,0 +1,263 @@
+import { Injectable } from '@nestjs/common';
+import {
+  APPROVED_POINT,
+  LibrariesRepository,
+  Sql,
+  type LibrarySearch,
+} from '../libraries/libraries.repository.js';
+import {
+  coverOf,
+  innerCells,
+  latOfY,
+  lngOfX,
+  PRECOMPUTED_LEVELS,
+  rangeIsEmpty,
+  TILE_EXTENT,
+  tileBox,
+  tileCells,
+  type CellRange,
+  type GeoBox,
+} from './map-grid.js';
+
+/** The list's filters that the map accepts (everything but proximity and paging). */
+export type MapFilters = Omit<LibrarySearch, 'near'>;
+
+/** One non-empty cell of the grid: a lone library (count 1, with its columns) or a cluster. */
+export interface MapCellRow {
+  cx: number;
+  cy: number;
+  n: number;
+  lng: number;
+  lat: number;
+  west: number;
+  south: number;
+  east: number;
+  north: number;
+  id: number;
+  slug: string | null;
+  name: string | null;
+  city: string | null;
+  country: string | null;
+  thumbnail_key: string | null;
+}
+
+/** One feature of a tile: a library (n = 1, with id, slug, name) or a cluster of n, at tile coordinates px, py. */
+export interface TileFeatureRow {
+  n: number;
+  id: number;
+  slug: string | null;
+  name: string | null;
+  px: number;
+  py: number;
+}
+
+/** Libraries strictly inside a tile would be at most this far from the tile's edge in degrees; ring boxes overlap by it. */
+const EPSILON = 1e-9;
+
+const hasFilters = (filters: MapFilters): boolean =>
+  Boolean(
+    filters.q ||
+    filters.search ||
+    filters.city ||
+    filters.country ||
+    filters.postalCode ||
+    filters.hasPhoto !== undefined,
+  );
+
+const cellSql = (level: number, lng: string, lat: string) =>
+  `bookcase_map_cell(bookcase_map_x(${lng}), ${level}) AS cx, bookcase_map_cell(bookcase_map_y(${lat}), ${level}) AS cy`;
+
+const pointIn = (sql: Sql, box: GeoBox) =>
+  `${APPROVED_POINT} <@ box(point(${sql.param(box.west)}, ${sql.param(box.south)}), point(${sql.param(box.east)}, ${sql.param(box.north)}))`;
+
+const inRange = (sql: Sql, cx: string, cy: string, r: CellRange) =>
+  `(${cx} BETWEEN ${sql.param(r.x0)} AND ${sql.param(r.x1)} AND ${cy} BETWEEN ${sql.param(r.y0)} AND ${sql.param(r.y1)})`;
+
+/**
+ * The map's reads. Clusters come from the precomputed grid (library_map_cells) where the request allows it, and
+ * otherwise from the libraries themselves, grouped by the same cell functions; either way each cell's members are
+ * exactly the approved (and matching) libraries inside the request's box.
+ */
+@Injectable()
+export class MapRepository {
+  constructor(private readonly libraries: LibrariesRepository) {}
+
+  /** The non-empty cells of `level` inside the boxes, ordered by row then column. */
+  async findFeedCells(boxes: GeoBox[], level: number, filters: MapFilters): Promise<MapCellRow[]> {
+    const sql = new Sql();
+    const grouped = hasFilters(filters) || level > PRECOMPUTED_LEVELS;
+    const parts = grouped
+      ? this.groupedLibraries(sql, boxes, level, filters)
+      : boxes.map((box) => this.precomputedParts(sql, box, level)).join(' UNION ALL ');
+    // The grid's statements come in a handful of shapes and cost more to plan (~1 ms) than to run: prepared per
+    // connection. Filtered ones are not, as a text filter's selectivity decides their plan (see LibrariesRepository).
+    return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, !grouped);
+  }
+
+  /** A tile encoded by PostGIS (ST_AsMVT): layer `libraries` (ordered by id), then `clusters` (by row, column). */
+  async findTileMvt(
+    z: number,
+    x: number,
+    y: number,
+  ): Promise<{ tile: Buffer; libraries: number; clusters: number }> {
+    const sql = new Sql();
+    const features = this.tileFeatures(sql, z, x, y);
+    const rows = await this.libraries.read<{ tile: Buffer; libraries: number; clusters: number }>(
+      `WITH f AS (${features}, ST_MakePoint(f.px, f.py) AS geom FROM f0 f)
+       SELECT
+         coalesce((SELECT ST_AsMVT(t, 'libraries', ${TILE_EXTENT}, 'geom')
+                   FROM (SELECT id, slug, name, geom FROM f WHERE n = 1 ORDER BY id) t), ''::bytea)
+         || coalesce((SELECT ST_AsMVT(t, 'clusters', ${TILE_EXTENT}, 'geom')
+                      FROM (SELECT n AS count, geom FROM f WHERE n > 1 ORDER BY cy, cx) t), ''::bytea) AS tile,
+         (SELECT count(*)::int FROM f WHERE n = 1) AS libraries,
+         (SELECT count(*)::int FROM f WHERE n > 1) AS clusters`,
+      sql.params,
+      true,
+    );
+    return rows[0];
+  }
+
+  /** The features of a tile in tile coordinates, in the order findTileMvt writes them (for PostGIS without MVT). */
+  findTileFeatures(z: number, x: number, y: number): Promise<TileFeatureRow[]> {
+    const sql = new Sql();
+    const features = this.tileFeatures(sql, z, x, y);
+    return this.libraries.read<TileFeatureRow>(
+      `WITH f AS (${features} FROM f0 f)
+       SELECT n, id, slug, name, px, py FROM f ORDER BY (n > 1), CASE WHEN n = 1 THEN id END, cy, cx`,
+      sql.params,
+      true,
+    );
+  }
+
+  /**
+   * `WITH f0 AS (the cells of the tile at level z + 1, with tile coordinates px, py) SELECT f.*`, for the caller to
+   * complete with more columns and `FROM f0 f`.
+   */
+  private tileFeatures(sql: Sql, z: number, x: number, y: number): string {
+    const range = tileCells(z, x, y);
+    let parts: string;
+    if (range.level <= PRECOMPUTED_LEVELS) {
+      parts = `SELECT cx, cy, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id
+        FROM library_map_cells WHERE level = ${sql.param(range.level)} AND ${inRange(sql, 'cx', 'cy', range)}`;
+    } else {
+      const box = tileBox(z, x, y);
+      const widened = {
+        west: box.west - EPSILON,
+        south: box.south - EPSILON,
+        east: box.east + EPSILON,
+        north: box.north + EPSILON,
+      };
+      const where = new Sql(sql.params);
+      where.and(`l.status = 'approved'`);
+      where.and(pointIn(where, widened));
+      parts = `SELECT * FROM (${this.pointsStatement(range.level, where)}) p
+        WHERE ${inRange(sql, 'p.cx', 'p.cy', range)}`;
+    }
+    const scale = sql.param(2 ** z);
+    const px = `least(greatest(floor((bookcase_map_x(c.lng) * ${scale} - ${sql.param(x)}) * ${TILE_EXTENT}), 0), ${TILE_EXTENT - 1})::int`;
+    const py = `least(greatest(floor((bookcase_map_y(c.lat) * ${scale} - ${sql.param(y)}) * ${TILE_EXTENT}), 0), ${TILE_EXTENT - 1})::int`;
+    return `WITH f0 AS (SELECT c.*, ${px} AS px, ${py} AS py FROM (${this.cellsStatement(parts)}) c)
+      SELECT f.*`;
+  }
+
+  /** Groups `parts` (cells of the output level with partial sums) into cells, with the columns of lone libraries. */
+  private cellsStatement(parts: string): string {
+    return `WITH parts AS (${parts}),
+      cells AS (
+        SELECT cx, cy, sum(count)::int AS n, sum(sum_lng) / sum(count) AS lng, sum(sum_lat) / sum(count) AS lat,
+               min(min_lng) AS west, min(min_lat) AS south, max(max_lng) AS east, max(max_lat) AS north,
+               min(min_id) AS id
+        FROM parts GROUP BY cx, cy)
+      SELECT cells.*, l.slug, l.name, l.city, l.country, l.thumbnail_key
+      FROM cells LEFT JOIN libraries l ON cells.n = 1 AND l.id = cells.id
+      ORDER BY cells.cy, cells.cx`;
+  }
+
+  /** Every matching library in the boxes as a one-member part of its cell of `level`. */
+  private pointsStatement(level: number, where: Sql): string {
+    return `SELECT ${cellSql(level, 'p.lng', 'p.lat')}, 1 AS count, p.lng AS sum_lng, p.lat AS sum_lat,
+        p.lng AS min_lng, p.lat AS min_lat, p.lng AS max_lng, p.lat AS max_lat, p.id AS min_id
+      FROM (SELECT l.id, ST_X(l.location::geometry) AS lng, ST_Y(l.location::geometry) AS lat
+            FROM libraries l ${where.whereClause()}) p`;
+  }
+
+  /** With filters (the list's own conditions) or beyond the precomputed levels: the libraries, grouped. */
+  private groupedLibraries(sql: Sql, boxes: GeoBox[], level: number, filters: MapFilters): string {
+    const where = new Sql(sql.params);
+    this.libraries.addApprovedFilters(where, filters);
+    where.and(`(${boxes.map((box) => pointIn(where, box)).join(' OR ')})`);
+    return this.pointsStatement(level, where);
+  }
+
+  /**
+   * One box from the precomputed grid: the cells wholly inside it, coarsest first (coverOf), each rolled up to
+   * `level`, and the libraries of the partial cells at the finest precomputed level, read from the table through
+   * the GiST index on the point (four thin strips along the edges).
+   */
+  private precomputedParts(sql: Sql, box: GeoBox, level: number): string {
+    const rows: CellRange[] = [];
+    const columns: CellRange[] = [];
+    for (const range of coverOf(box, level, PRECOMPUTED_LEVELS)) {
+      // One index probe per row or column: (level, cy, cx) for a row, the primary key for a column.
+      if (range.y1 - range.y0 <= range.x1 - range.x0) {
+        for (let y = range.y0; y <= range.y1; y += 1) rows.push({ ...range, y0: y, y1: y });
+      } else {
+        for (let x = range.x0; x <= range.x1; x += 1) columns.push({ ...range, x0: x, x1: x });
+      }
+    }
+    const arrays = (ranges: CellRange[]) =>
+      [
+        ranges.map((r) => r.level),
+        ranges.map((r) => r.level - level),
+        ranges.map((r) => r.x0),
+        ranges.map((r) => r.x1),
+        ranges.map((r) => r.y0),
+        ranges.map((r) => r.y1),
+      ].map((values) => `${sql.param(values)}::int[]`);
+    const rolledUp = `c.cx >> v.shift AS cx, c.cy >> v.shift AS cy, c.count, c.sum_lng, c.sum_lat, c.min_lng,
+      c.min_lat, c.max_lng, c.max_lat, c.min_id`;
+    const statements: string[] = [];
+    if (rows.length) {
+      statements.push(`SELECT ${rolledUp}
+        FROM unnest(${arrays(rows).join(', ')}) AS v(level, shift, x0, x1, y0, y1)
+        JOIN library_map_cells c ON c.level = v.level AND c.cy = v.y0 AND c.cx BETWEEN v.x0 AND v.x1`);
+    }
+    if (columns.length) {
+      statements.push(`SELECT ${rolledUp}
+        FROM unnest(${arrays(columns).join(', ')}) AS v(level, shift, x0, x1, y0, y1)
+        JOIN library_map_cells c ON c.level = v.level AND c.cx = v.x0 AND c.cy BETWEEN v.y0 AND v.y1`);
+    }
+    statements.push(this.partialCells(sql, box, level));
+    return statements.join(' UNION ALL ');
+  }
+
+  /** The libraries of `box` outside its whole cells of the finest precomputed level, as parts of `level`. */
+  private partialCells(sql: Sql, box: GeoBox, level: number): string {
+    const finest = PRECOMPUTED_LEVELS;
+    const inner = innerCells(box, finest);
+    const where = new Sql(sql.params);
+    where.and(`l.status = 'approved'`);
+    if (rangeIsEmpty(inner)) {
+      where.and(pointIn(where, box));
+      return this.pointsStatement(level, where);
+    }
+    // The four strips between the box and its whole cells, each overlapping the whole cells by a hair; the exact
+    // test is the cell's own.
+    const west = lngOfX(inner.x0, finest) + EPSILON;
+    const east = lngOfX(inner.x1 + 1, finest) - EPSILON;
+    const north = latOfY(inner.y0, finest) - EPSILON;
+    const south = latOfY(inner.y1 + 1, finest) + EPSILON;
+    const strips: GeoBox[] = [
+      { west: box.west, east: box.east, south: Math.max(box.south, north), north: box.north },
+      { west: box.west, east: box.east, south: box.south, north: Math.min(box.north, south) },
+      { west: box.west, east: Math.min(box.east, west), south: box.south, north: box.north },
+      { west: Math.max(box.west, east), east: box.east, south: box.south, north: box.north },
+    ].filter((s) => s.west <= s.east && s.south <= s.north);
+    where.and(`(${strips.map((strip) => pointIn(where, strip)).join(' OR ')})`);
+    const finestCell = (lng: string, lat: string) =>
+      `(bookcase_map_cell(bookcase_map_x(${lng}), ${finest}) BETWEEN ${sql.param(inner.x0)} AND ${sql.param(inner.x1)}
+        AND bookcase_map_cell(bookcase_map_y(${lat}), ${finest}) BETWEEN ${sql.param(inner.y0)} AND ${sql.param(inner.y1)})`;
+    return `SELECT * FROM (${this.pointsStatement(level, where)}) p
+      WHERE NOT ${finestCell('p.sum_lng', 'p.sum_lat')}`;
+  }
+}
