@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build: compile TypeScript (with the swagger plugin) using the full dependency set.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -10,13 +10,13 @@ COPY migrations ./migrations
 RUN npx nest build
 
 # Production dependencies only.
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # Runtime: non-root, no build tools, no sources.
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # glibc: two malloc arenas and an eager trim return the memory sharp/libvips free after each photo, instead of
 # keeping it per thread (about 60 MB less RSS growth under 10 concurrent 12 MP uploads; bench/README.md).
 ENV NODE_ENV=production \

@@ -6,6 +6,8 @@ const common = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': tsJest },
+  // Lets the CommonJS @nestjs/throttler and nestjs-pino load under ESM Jest (see the file).
+  setupFiles: ['<rootDir>/test/setup/preload-nest.mjs'],
 };
 
 /** @type {import('jest').Config} */

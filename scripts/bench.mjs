@@ -11,6 +11,8 @@
  *   npm run bench -- --only ceiling,list,proximity --repeat 2    (without `ceiling`, no ratios)
  *   npm run bench -- --profile          server runs with --cpu-prof (profiles land in bench/tmp/profiles)
  *   npm run bench -- --keep             keep the database (printed) for EXPLAIN ANALYZE afterwards
+ *   npm run bench -- --embedded         the embedded default instead: idle RSS of the API and database processes,
+ *                                       restart-to-ready time (scripts/bench-embedded.mjs)
  *   npm run bench -- --database NAME    measure a database kept by an earlier run (no migration, no seeding; kept)
  *   npm run bench -- --only export --libraries 1000000 --out bench/tmp/export-1m.json
  *                                       the open-data export (`npm run cli -- export`, twice: a new version, then
@@ -35,7 +37,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -44,6 +45,10 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import sharp from 'sharp';
+import { freePort } from './free-port.mjs';
+
+// `--embedded`: the embedded default's memory and restart time instead (scripts/bench-embedded.mjs, issue 16).
+if (process.argv.includes('--embedded')) await import('./bench-embedded.mjs');
 
 const root = new URL('..', import.meta.url).pathname;
 const dist = (path) => new URL(`../dist/src/${path}`, import.meta.url).href;
@@ -212,17 +217,6 @@ function run(command, commandArgs, env) {
         ? resolveRun(output.trim())
         : reject(new Error(`${commandArgs.join(' ')} exited with ${code}:\n${output.trim()}`)),
     );
-  });
-}
-
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
   });
 }
 

@@ -5,12 +5,22 @@
  * Extra arguments go to Jest, e.g. `npm test -- test/platform`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 
 const root = new URL('..', import.meta.url).pathname;
+/**
+ * Jest runs on Node 24 (the `node` dev dependency, which npm scripts find first on PATH). Run directly by an older
+ * system Node, this script still starts Jest on the project's Node: @nestjs/throttler and nestjs-pino load under
+ * ESM Jest only with require(esm) (test/setup/preload-nest.mjs).
+ */
+const projectNode = join(root, 'node_modules', '.bin', 'node');
+const jestNode =
+  Number(process.versions.node.split('.')[0]) < 24 && existsSync(projectNode)
+    ? projectNode
+    : process.execPath;
 const jestArgs = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
@@ -52,6 +62,9 @@ async function postgisServerAvailable() {
   }
 }
 
+const jestNodeVersion = spawnSync(jestNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
+process.stdout.write(`npm test on Node ${process.version}; Jest on Node ${jestNodeVersion}\n`);
+
 check('lint', 'npx', ['eslint', '.', '--max-warnings', '0']);
 check('format', 'npx', ['prettier', '--check', '.']);
 check('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
@@ -66,7 +79,7 @@ if (serial)
   process.stdout.write(
     '\nNo PostgreSQL+PostGIS server: e2e runs serially on the embedded database.\n',
   );
-const jestOk = step('jest', process.execPath, [
+const jestOk = step('jest', jestNode, [
   '--experimental-vm-modules',
   '--no-warnings=ExperimentalWarning',
   'node_modules/jest/bin/jest.js',

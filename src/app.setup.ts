@@ -7,7 +7,7 @@ import { CONSOLE_PATHS } from './admin/admin.module.js';
 import { serveConsoleAssets } from './admin/console-assets.js';
 import { MAP_PAGE_PATHS } from './map/map-page.controller.js';
 import { serveMapAssets } from './map/map-page.js';
-import { PINO, PinoNestLogger, requestLogger } from './common/logging/logging.module.js';
+import { AppLogger, PINO, requestLogger } from './common/logging/logging.module.js';
 import { deferredBodyParsers } from './common/http/deferred-body-parser.js';
 import { serveMedia } from './common/media/serve-media.js';
 import { buildOpenApiDocument } from './common/openapi/openapi.js';
@@ -22,9 +22,8 @@ export const NEST_APP_OPTIONS = { bodyParser: false } as const;
  * initialising the app and adding the fallbacks that must come after every route.
  */
 export async function configureApp(app: NestExpressApplication, config: AppConfig): Promise<void> {
-  const logger = app.get<Logger>(PINO);
-  app.useLogger(new PinoNestLogger(logger));
-  app.use(requestLogger(logger));
+  app.useLogger(app.get(AppLogger));
+  app.use(requestLogger(app.get<Logger>(PINO)));
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.disable('x-powered-by');

@@ -64,6 +64,36 @@ async function runningServer(dataDir: string): Promise<number | null> {
 }
 
 /**
+ * V8 flags of the worker. PostgreSQL and PostGIS are 27 MB of WebAssembly: compiled by V8's baseline compiler
+ * (Liftoff) only, the worker stays about 100 MB smaller than when hot functions are tiered up to TurboFan, and it
+ * measured no slower per read, TurboFan's compile work included (docs/architecture.md). A command-line flag:
+ * `v8.setFlagsFromString` inside the worker comes too late to change how WebAssembly is compiled.
+ */
+const WORKER_EXEC_ARGV = ['--liftoff-only'];
+
+/** Creates a new database in a process of its own, which then exits (see the worker's `--prepare`). */
+function prepareDatabase(directory: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = fork(workerPath(), ['--prepare', directory], {
+      execArgv: WORKER_EXEC_ARGV,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let failure = '';
+    child.on('message', (message: WorkerMessage) => {
+      if (message.type === 'error') failure = message.message;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(`embedded database could not be created: ${failure || `exit code ${code}`}`),
+          ),
+    );
+  });
+}
+
+/**
  * The embedded PGlite server for `dataDir` (`DATA_DIR/db`): joins the one another process runs for it, or starts
  * one in a child process. Returns its loopback URL.
  */
@@ -73,7 +103,9 @@ export async function startEmbeddedDatabase(dataDir: string, port = 0): Promise<
   if (existing !== null)
     return { url: urlFor(existing), owned: false, stop: async () => undefined };
 
+  if (!existsSync(join(directory, 'pgdata', 'PG_VERSION'))) await prepareDatabase(directory);
   const child: ChildProcess = fork(workerPath(), [directory, String(port)], {
+    execArgv: WORKER_EXEC_ARGV,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const readyPort = await new Promise<number>((resolve, reject) => {

@@ -65,6 +65,30 @@ describe('HTTP surface: logs, caching headers, media, health', () => {
         expect(all).not.toContain(secret);
       }
     });
+
+    it('carry the request id on every line written during the request, the error stack included', async () => {
+      const id = 'boom-request-0042';
+      await request(t.http).get('/api/v1/probe/boom').set('X-Request-Id', id).expect(500);
+      const lines = logs.lines
+        .map((text) => JSON.parse(text))
+        .filter((entry) => entry.req?.id === id);
+      const error = lines.find((entry) => entry.context === 'Errors');
+      expect(error).toMatchObject({
+        level: 50,
+        msg: expect.stringMatching(/^GET \/api\/v1\/probe\/boom failed/),
+      });
+      expect(error.stack).toMatch(/\n\s+at /);
+      expect(lines.find((entry) => entry.res)).toMatchObject({ res: { statusCode: 500 } });
+    });
+
+    it('keep Nest start-up chatter (modules, routes) out of info', () => {
+      const entries = logs.lines.map((text) => JSON.parse(text));
+      expect(
+        entries.filter((e) =>
+          ['InstanceLoader', 'RoutesResolver', 'RouterExplorer'].includes(e.context),
+        ),
+      ).toEqual([]);
+    });
   });
 
   describe('Cache-Control', () => {

@@ -1,9 +1,10 @@
 import { Module, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule, Reflector } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { AppConfig } from '../../config/app-config.js';
 import { Clock } from '../clock.js';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
-import { RateLimitGuard } from './rate-limit.guard.js';
+import { RateLimitGuard, throttlerOptions } from './rate-limit.guard.js';
 import { RateLimitRouteAudit } from './rate-limit-route-audit.js';
 import {
   MemorySlidingWindowStorage,
@@ -19,9 +20,8 @@ class StorageLifecycle implements OnApplicationShutdown {
   }
 }
 
-/** Sliding-window rate limits per client IP: in process by default, in Redis when REDIS_URL is set. */
+/** The sliding-window storage: in process by default, in Redis when REDIS_URL is set. */
 @Module({
-  imports: [DiscoveryModule],
   providers: [
     {
       provide: RateLimitStorage,
@@ -36,10 +36,24 @@ class StorageLifecycle implements OnApplicationShutdown {
       inject: [RateLimitStorage],
       useFactory: (s: RateLimitStorage) => new StorageLifecycle(s),
     },
-    RateLimitRouteAudit,
-    RateLimitGuard,
   ],
-  exports: [RateLimitStorage, RateLimitGuard],
+  exports: [RateLimitStorage],
+})
+export class RateLimitStorageModule {}
+
+/** Sliding-window rate limits per client IP through @nestjs/throttler, on the storage above. */
+@Module({
+  imports: [
+    DiscoveryModule,
+    RateLimitStorageModule,
+    ThrottlerModule.forRootAsync({
+      imports: [RateLimitStorageModule],
+      inject: [AppConfig, Reflector, RateLimitStorage],
+      useFactory: throttlerOptions,
+    }),
+  ],
+  providers: [RateLimitRouteAudit, RateLimitGuard],
+  exports: [RateLimitStorageModule, RateLimitGuard],
 })
 export class RateLimitModule {}
 

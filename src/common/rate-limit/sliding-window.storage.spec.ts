@@ -174,4 +174,33 @@ describe('MemorySlidingWindowStorage', () => {
     storage.sweep();
     expect(storage.size()).toBe(0);
   });
+
+  describe('as @nestjs/throttler ThrottlerStorage', () => {
+    it('increment() counts like hit(), with throttler’s record in whole seconds', async () => {
+      expect(await storage.increment('k', WINDOW, 2, 0, 'tier')).toEqual({
+        totalHits: 1,
+        isBlocked: false,
+        timeToExpire: 300,
+        timeToBlockExpire: 0,
+      });
+      clock.advance(100_000);
+      await storage.increment('k', WINDOW, 2, 0, 'tier');
+      clock.advance(500);
+      expect(await storage.increment('k', WINDOW, 2, 0, 'tier')).toEqual({
+        totalHits: 2,
+        isBlocked: true,
+        timeToExpire: 200, // ceil(199.5 s) until the first request leaves
+        timeToBlockExpire: 200,
+      });
+      // The refused call was not counted: the same key through hit() sees two.
+      expect(await storage.hit('k', WINDOW, 3)).toMatchObject({ totalHits: 3, isBlocked: false });
+    });
+
+    it('refuses a penalty block (blockDuration > 0), which this sliding window does not implement', async () => {
+      await expect(storage.increment('k', WINDOW, 2, WINDOW, 'tier')).rejects.toThrow(
+        /blockDuration must be 0/,
+      );
+      expect(storage.size()).toBe(0);
+    });
+  });
 });

@@ -1,6 +1,10 @@
+import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
+
+/** What throttler's guard reads back (its index does not export the record's own name). */
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 export interface RateLimitResult {
   /** Requests counted in the window, this one included when it was allowed. */
@@ -10,9 +14,37 @@ export interface RateLimitResult {
   retryAfterSeconds: number;
 }
 
-/** Counts requests per key over a sliding window. A refused request is never counted. */
-export abstract class RateLimitStorage {
+/**
+ * Counts requests per key over a sliding window. A refused request is never counted.
+ *
+ * It is @nestjs/throttler's `ThrottlerStorage` (the guard calls `increment`), with the semantics throttler's own
+ * in-memory storage has for `blockDuration: 0`: a request is refused while `limit` younger ones exist, and nothing
+ * else. A penalty block (`blockDuration > 0`) is not implemented and refused, so it cannot be switched on unnoticed.
+ */
+export abstract class RateLimitStorage implements ThrottlerStorage {
   abstract hit(key: string, windowMs: number, limit: number): Promise<RateLimitResult>;
+
+  /** ThrottlerStorage: `ttl` in milliseconds; the record's times in whole seconds, as throttler's own storage. */
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    _throttlerName?: string,
+  ): Promise<ThrottlerStorageRecord> {
+    if (blockDuration !== 0) {
+      throw new Error(`RateLimitStorage is a pure sliding window: blockDuration must be 0`);
+    }
+    const result = await this.hit(key, ttl, limit);
+    return {
+      totalHits: result.totalHits,
+      isBlocked: result.isBlocked,
+      // An allowed request is counted for one whole window; a refused one waits for the oldest counted request.
+      timeToExpire: result.isBlocked ? result.retryAfterSeconds : Math.ceil(ttl / 1000),
+      timeToBlockExpire: result.retryAfterSeconds,
+    };
+  }
+
   close(): void {}
 }
 
