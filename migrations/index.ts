@@ -6,6 +6,7 @@ import { AdminConsole1764100000000 } from './1764100000000-admin-console.js';
 import { ProximityCount1764200000000 } from './1764200000000-proximity-count.js';
 import { MediaReferences1764400000000 } from './1764400000000-media-references.js';
 import { LibraryMapCells1764600000000 } from './1764600000000-library-map-cells.js';
+import { ModerationAudit1764700000000 } from './1764700000000-moderation-audit.js';
 import { OpenData1764800000000 } from './1764800000000-open-data.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
@@ -18,5 +19,6 @@ export const MIGRATIONS = [
   ProximityCount1764200000000,
   MediaReferences1764400000000,
   LibraryMapCells1764600000000,
+  ModerationAudit1764700000000,
   OpenData1764800000000,
 ];

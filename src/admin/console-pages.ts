@@ -23,20 +23,20 @@ export type ConsoleSection =
 
 const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
 
-/** Previous/next links of a list page, keeping every other query parameter. */
+/** Previous/next links of a list page (its page number in `param`), keeping every other query parameter. */
 export interface Pager {
   label: string;
   previous: string | null;
   next: string | null;
 }
 
-export function pager(req: Request, pagination: PaginationMeta): Pager {
+export function pager(req: Request, pagination: PaginationMeta, param = 'page'): Pager {
   const link = (page: number) => {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(req.query)) {
-      if (typeof value === 'string' && key !== 'page' && value !== '') params.set(key, value);
+      if (typeof value === 'string' && key !== param && value !== '') params.set(key, value);
     }
-    params.set('page', String(page));
+    params.set(param, String(page));
     return `${req.path}?${params.toString()}`;
   };
   return {

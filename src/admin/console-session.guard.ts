@@ -32,7 +32,10 @@ export class ConsoleSessionGuard implements CanActivate {
     if (!user.isStaff) throw ApiError.forbidden(STAFF_REQUIRED_MESSAGE);
     if (!SAFE_METHODS.has(req.method)) {
       const body = (req.body ?? {}) as Record<string, unknown>;
-      if (!isSameOrigin(req) || !tokensMatch(user.csrfToken, body._csrf)) {
+      // A multipart form (a photo upload) is parsed after the guards run: its token travels in the form's action.
+      const multipart = (req.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/');
+      const token = multipart ? req.query._csrf : body._csrf;
+      if (!isSameOrigin(req) || !tokensMatch(user.csrfToken, token)) {
         throw ApiError.forbidden(CSRF_MESSAGE);
       }
     }

@@ -7,20 +7,26 @@ import {
   Query,
   Req,
   Res,
+  UploadedFile,
   UseFilters,
   UseGuards,
+  UseInterceptors,
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../common/auth/public.decorator.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
+import { FormBody } from '../common/validation/form-body.decorator.js';
+import { AppConfig } from '../config/app-config.js';
+import { SUBMISSION_PHOTO_UPLOAD } from '../libraries/libraries.controller.js';
+import type { UploadedPhoto } from '../libraries/libraries.service.js';
 import {
   IdParamDto,
   ReviewChangesDto,
-  UpdateLibraryStatusDto,
   UpdatePhotoStatusDto,
   UpdateReportStatusDto,
 } from '../moderation/dto/moderation.dto.js';
+import { ModerationAuditService } from '../moderation-audit/moderation-audit.service.js';
 import { ModerationService } from '../moderation/moderation.service.js';
 import { REPORT_REASONS } from '../reports/dto/create-report.dto.js';
 import { StatisticsService } from '../statistics/statistics.service.js';
@@ -30,7 +36,9 @@ import { ConsolePages, pager, type ConsoleRequest } from './console-pages.js';
 import { ConsoleSessionGuard } from './console-session.guard.js';
 import { ConsoleSessionService } from './console-session.service.js';
 import {
+  ConsoleEditLibraryDto,
   ConsoleLibrariesQueryDto,
+  ConsoleLibraryStatusDto,
   ConsolePhotosQueryDto,
   ConsoleReportsQueryDto,
 } from './dto/console.dto.js';
@@ -42,6 +50,11 @@ const LIBRARY_DONE: Record<string, string> = {
   rejected: 'Library rejected.',
   pending: 'Library returned to pending.',
 };
+
+const actorOf = (req: ConsoleRequest) => ({
+  id: req.consoleUser!.id,
+  username: req.consoleUser!.username,
+});
 
 /**
  * The staff console's moderation pages. Every action calls the moderation service the JSON API uses, then
@@ -58,6 +71,8 @@ export class ConsoleController {
     private readonly sessions: ConsoleSessionService,
     private readonly moderation: ModerationService,
     private readonly statistics: StatisticsService,
+    private readonly audit: ModerationAuditService,
+    private readonly config: AppConfig,
   ) {}
 
   @Post('logout')
@@ -110,27 +125,98 @@ export class ConsoleController {
     @Param('slug') slug: string,
   ): Promise<void> {
     const library = await this.moderation.getLibrary(slug);
+    const history = await this.audit.list({ library: slug, page: 1, page_size: 50 });
     this.pages.render(req, res, 'library', {
       title: library.name || library.slug,
       section: 'libraries',
       library,
       diff: stagedDiff(library),
+      history,
+      editToken: encodeURIComponent(req.consoleUser!.csrfToken),
     });
   }
 
+  /**
+   * Approving a library whose name or description is blank asks first (it would be listed without them), offering
+   * to fill them by hand or, with AI configured, to queue enrichment.
+   */
   @Post('libraries/:slug/status')
   @RateLimit('write')
   async setLibraryStatus(
     @Req() req: ConsoleRequest,
     @Res() res: Response,
     @Param('slug') slug: string,
-    @Body() form: UpdateLibraryStatusDto,
+    @Body() form: ConsoleLibraryStatusDto,
   ): Promise<void> {
-    const library = await this.moderation.setLibraryStatus(slug, form);
+    if (form.status === 'approved' && form.confirm_blank !== 'yes') {
+      const current = await this.moderation.getLibrary(slug);
+      const blank = [
+        ...(current.name ? [] : ['name']),
+        ...(current.description ? [] : ['description']),
+      ];
+      if (blank.length) {
+        this.pages.render(req, res, 'approve-blank', {
+          title: `Approve ${current.name || current.slug}?`,
+          section: 'libraries',
+          library: current,
+          blank,
+          aiConfigured: this.config.ai !== null,
+        });
+        return;
+      }
+    }
+    const library = await this.moderation.setLibraryStatus(actorOf(req), slug, form);
     this.pages.redirect(req, res, `/admin/libraries/${encodeURIComponent(library.slug)}`, {
       kind: 'notice',
       text: LIBRARY_DONE[library.status] ?? 'Saved.',
     });
+  }
+
+  /** The staff edit form (multipart: a new photo replaces the primary one). */
+  @Post('libraries/:slug/edit')
+  @RateLimit('write')
+  @UseInterceptors(SUBMISSION_PHOTO_UPLOAD)
+  async editLibrary(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+    @FormBody() form: ConsoleEditLibraryDto,
+    @UploadedFile() photo: UploadedPhoto | undefined,
+  ): Promise<void> {
+    const raw = { ...((req.body ?? {}) as Record<string, unknown>) };
+    delete raw._return;
+    const library = await this.moderation.updateLibrary(actorOf(req), slug, raw, form, photo);
+    this.pages.redirect(req, res, `/admin/libraries/${encodeURIComponent(library.slug)}`, {
+      kind: 'notice',
+      text: 'Library saved.',
+    });
+  }
+
+  @Post('libraries/:slug/enrich')
+  @RateLimit('write')
+  async enrich(
+    @Req() req: ConsoleRequest,
+    @Res() res: Response,
+    @Param('slug') slug: string,
+  ): Promise<void> {
+    const queued = await this.moderation.queueEnrichment(slug);
+    this.pages.redirect(
+      req,
+      res,
+      `/admin/libraries/${encodeURIComponent(slug)}`,
+      queued
+        ? {
+            kind: 'notice',
+            text: 'AI enrichment queued: the blank name and description will be filled shortly. Approve the library once they are.',
+          }
+        : {
+            kind: 'error',
+            text:
+              this.config.ai === null
+                ? 'AI enrichment is not configured: fill the name and description by hand.'
+                : 'Nothing to enrich: the name and description are already filled.',
+          },
+    );
   }
 
   @Post('libraries/:slug/changes')
@@ -141,7 +227,7 @@ export class ConsoleController {
     @Param('slug') slug: string,
     @Body() form: ReviewChangesDto,
   ): Promise<void> {
-    const library = await this.moderation.reviewChanges(slug, form);
+    const library = await this.moderation.reviewChanges(actorOf(req), slug, form);
     this.pages.redirect(req, res, `/admin/libraries/${encodeURIComponent(library.slug)}`, {
       kind: 'notice',
       text:
@@ -176,7 +262,7 @@ export class ConsoleController {
     @Param() params: IdParamDto,
     @Body() form: UpdatePhotoStatusDto,
   ): Promise<void> {
-    const photo = await this.moderation.setPhotoStatus(params.id, form.status);
+    const photo = await this.moderation.setPhotoStatus(actorOf(req), params.id, form.status);
     this.pages.redirect(req, res, consoleReturnPath(this.returnOf(req), req), {
       kind: 'notice',
       text: `Photo #${photo.id} of “${photo.library.name}” is now ${photo.status}.`,
@@ -209,7 +295,7 @@ export class ConsoleController {
     @Param() params: IdParamDto,
     @Body() form: UpdateReportStatusDto,
   ): Promise<void> {
-    const report = await this.moderation.setReportStatus(params.id, form.status);
+    const report = await this.moderation.setReportStatus(actorOf(req), params.id, form.status);
     this.pages.redirect(req, res, consoleReturnPath(this.returnOf(req), req), {
       kind: 'notice',
       text: `Report #${report.id} on “${report.library.name}” is now ${report.status}.`,

@@ -21,6 +21,8 @@ import {
   RedisIdentityTokenReplayStore,
 } from './identity-token-replay.store.js';
 import { IdentityTokenVerifier } from './identity-token.verifier.js';
+import { StaffRequestIdentity } from '../common/rate-limit/rate-limit.guard.js';
+import { JwtStaffRequestIdentity } from './staff-request-identity.js';
 import { JwtStrategy } from './jwt.strategy.js';
 import { RefreshSessionEntity } from './refresh-session.entity.js';
 import { SessionsRepository } from './sessions.repository.js';
@@ -61,6 +63,7 @@ import { UsedIdentityTokenEntity } from './used-identity-token.entity.js';
     IdentityTokenVerifier,
     JwtStrategy,
     JwtAuthGuard,
+    { provide: StaffRequestIdentity, useClass: JwtStaffRequestIdentity },
     StaffGuard,
     DatabaseIdentityTokenReplayStore,
     {

@@ -6,6 +6,8 @@ export interface CliCommand {
   usage: string;
   /** Option names this command takes; positional arguments are passed through. */
   options: Record<string, { type: 'string' | 'boolean' }>;
+  /** Runs before the application starts: checks the options and gathers input (a password from stdin). */
+  prepare?(values: CliValues): Promise<void>;
   run(app: INestApplicationContext, values: CliValues, positionals: string[]): Promise<string>;
 }
 

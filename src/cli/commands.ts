@@ -3,9 +3,13 @@ import { StaffService } from '../users/staff.service.js';
 import { exportCommand } from './commands/export.js';
 import { importGeojsonCommand } from './commands/import-geojson.js';
 import { seedCommand } from './commands/seed.js';
-import { required, type CliCommand } from './cli-command.js';
+import { required, UsageError, type CliCommand } from './cli-command.js';
+import { readSecret } from './password-input.js';
 
 export { UsageError } from './cli-command.js';
+
+export const SAFE_CREATE_STAFF =
+  'printf \'%s\\n\' "$PW" | npm run cli -- create-staff --username U --email E';
 
 export const COMMANDS: Record<string, CliCommand> = {
   migrate: {
@@ -21,17 +25,29 @@ export const COMMANDS: Record<string, CliCommand> = {
   },
   'create-staff': {
     usage:
-      'create-staff --username U --email E --password P   create a staff account or promote an existing one',
+      'create-staff --username U --email E   create a staff account or promote an existing one (password: prompt, or the first line of stdin)',
     options: {
       username: { type: 'string' },
       email: { type: 'string' },
+      // Declared only to refuse it with the safe form: a password in argv leaks to ps, shell history and npm's banner.
       password: { type: 'string' },
+    },
+    async prepare(values) {
+      if (values.password !== undefined)
+        throw new UsageError(
+          `--password is not accepted: a password on the command line leaks into shell history and process lists.\nType it at the prompt, or pipe it on standard input:\n  ${SAFE_CREATE_STAFF}`,
+        );
+      required(values, 'username');
+      required(values, 'email');
+      const secret = await readSecret('Password:');
+      if (!secret) throw new UsageError('No password given (standard input was empty).');
+      values.secret = secret;
     },
     async run(app, values) {
       const result = await app.get(StaffService).createOrPromote({
         username: required(values, 'username'),
         email: required(values, 'email'),
-        password: required(values, 'password'),
+        password: required(values, 'secret'),
       });
       return result.outcome === 'created'
         ? `Created staff user ${values.username} (id ${result.id}).`

@@ -38,6 +38,14 @@ async function main(argv: string[]): Promise<number> {
     return 64;
   }
 
+  try {
+    await command.prepare?.(parsed.values);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n\n  ${command.usage}\n`);
+    return 64;
+  }
+
   const config = loadConfig();
   let embedded: EmbeddedDatabase | null = null;
   const databaseUrl =

@@ -29,6 +29,7 @@ describe('loadConfig', () => {
         register: 5,
         refresh: 15,
         social: 10,
+        staff: 600,
         map: 600,
         export: 30,
       },

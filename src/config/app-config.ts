@@ -5,8 +5,9 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { EnvironmentVariables } from './env.schema.js';
 
+/** `staff`: requests authenticated as staff on staff endpoints, counted per user instead of per IP. */
 export type RateLimitTier =
-  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'map' | 'export';
+  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'staff' | 'map' | 'export';
 
 export const LAUNCH_GATES = [
   'plan',
@@ -238,6 +239,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         register: env.RATE_LIMIT_REGISTER ?? 5,
         refresh: env.RATE_LIMIT_REFRESH ?? 15,
         social: env.RATE_LIMIT_SOCIAL ?? 10,
+        staff: env.RATE_LIMIT_STAFF ?? 600,
         map: env.RATE_LIMIT_MAP ?? 600,
         export: env.RATE_LIMIT_EXPORT ?? 30,
       },

@@ -251,6 +251,12 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(1)
   @Transform(toInt)
+  RATE_LIMIT_STAFF?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
   RATE_LIMIT_EXPORT?: number;
 
   /** The service's public name, used in the open-data attribution. */

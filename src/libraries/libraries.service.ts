@@ -42,7 +42,7 @@ export interface UploadedPhoto {
   path: string;
 }
 
-const EDITABLE_FIELDS: (keyof LibraryValues)[] = [
+export const EDITABLE_FIELDS: (keyof LibraryValues)[] = [
   'name',
   'description',
   'address',
@@ -208,12 +208,7 @@ export class LibrariesService {
     const existing = await this.libraries.findBySlug(slug, user.id);
     if (!existing || existing.created_by !== user.id || existing.status === 'rejected')
       throw ApiError.notFound();
-    const protectedField = PROTECTED_LIBRARY_FIELDS.find((field) => Object.hasOwn(rawBody, field));
-    if (protectedField) throw ApiError.badRequest(`Unsupported field: ${protectedField}.`);
-    if ((dto.latitude === undefined) !== (dto.longitude === undefined)) {
-      throw ApiError.badRequest('Latitude and longitude must be provided together.');
-    }
-    const changes = this.changesFrom(dto);
+    const changes = this.editChanges(rawBody, dto, PROTECTED_LIBRARY_FIELDS);
     if (Object.keys(changes).length === 0 && !file)
       throw ApiError.badRequest('Provide at least one field to update.');
 
@@ -283,6 +278,23 @@ export class LibrariesService {
       latitude: dto.latitude,
       longitude: dto.longitude,
     };
+  }
+
+  /**
+   * The rules every edit (owner's or staff's) shares: a protected field is 400 `Unsupported field: <name>.`,
+   * latitude and longitude come together. Returns the submission fields the edit sets.
+   */
+  editChanges(
+    rawBody: Record<string, unknown>,
+    dto: UpdateLibraryDto,
+    protectedFields: readonly string[],
+  ): Partial<LibraryValues> {
+    const protectedField = protectedFields.find((field) => Object.hasOwn(rawBody, field));
+    if (protectedField) throw ApiError.badRequest(`Unsupported field: ${protectedField}.`);
+    if ((dto.latitude === undefined) !== (dto.longitude === undefined)) {
+      throw ApiError.badRequest('Latitude and longitude must be provided together.');
+    }
+    return this.changesFrom(dto);
   }
 
   private changesFrom(dto: UpdateLibraryDto): Partial<LibraryValues> {

@@ -19,6 +19,8 @@ describe('baseSlug', () => {
   it('never yields a reserved route word or an empty slug', () => {
     expect(baseSlug({ city: 'Latest' })).toBe('latest-library');
     expect(baseSlug({ city: 'mine' })).toBe('mine-library');
+    expect(baseSlug({ city: 'Audit' })).toBe('audit-library');
+    expect(baseSlug({ city: 'Moderation' })).toBe('moderation-library');
     expect(baseSlug({ city: 'Map' })).toBe('map-library');
     expect(baseSlug({ city: 'tiles' })).toBe('tiles-library');
     expect(baseSlug({ city: 'Export' })).toBe('export-library');

@@ -12,6 +12,7 @@ export const RESERVED_SLUGS = new Set([
   'favourites',
   'mine',
   'moderation',
+  'audit',
   'map',
   'tiles',
   'export',

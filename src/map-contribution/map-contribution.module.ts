@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AdminModule } from '../admin/admin.module.js';
 import { AppConfig } from '../config/app-config.js';
+import { ModerationAuditModule } from '../moderation-audit/moderation-audit.module.js';
 import { MapApiClient } from './adapters/map-api.client.js';
 import { MapQueryClient } from './adapters/map-query.client.js';
 import { MapContributionConsoleController } from './console/map-contribution-console.controller.js';
@@ -18,7 +19,7 @@ import { WriteGatesService } from './write-gates.js';
  * module may reach it (lint rule `no-restricted-imports` and the before-stop check enforce that).
  */
 @Module({
-  imports: [AdminModule],
+  imports: [AdminModule, ModerationAuditModule],
   controllers: [MapContributionController, MapContributionConsoleController],
   providers: [
     MapContributionRepository,

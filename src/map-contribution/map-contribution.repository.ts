@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  actorLibraryConditions,
+  whereClause,
+  type ActorLibraryFilter,
+} from '../moderation-audit/audit-filter.js';
 import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
 import { Clock } from '../common/clock.js';
 import type { CandidateSnapshot, ContributionStatus, ElementType } from './domain/types.js';
@@ -66,6 +71,14 @@ export interface EventRow {
 export interface HistoryEventRow extends EventRow {
   library_slug: string | null;
   library_name: string | null;
+}
+
+/** Filters of the history: the staff member's username (case-insensitive) and the library's slug. */
+export type HistoryFilter = ActorLibraryFilter;
+
+function historyWhere(filter: HistoryFilter): { where: string; params: unknown[] } {
+  const params: unknown[] = [];
+  return { where: whereClause(actorLibraryConditions(filter, params)), params };
 }
 
 export interface NewEvent {
@@ -288,23 +301,27 @@ export class MapContributionRepository {
     );
   }
 
-  async countAllEvents(): Promise<number> {
+  async countAllEvents(filter: HistoryFilter = {}): Promise<number> {
+    const { where, params } = historyWhere(filter);
     const rows = (await this.dataSource.query(
-      'SELECT count(*)::int AS count FROM map_contribution_events',
+      `SELECT count(*)::int AS count FROM map_contribution_events e ${where}`,
+      params,
     )) as { count: number }[];
     return rows[0]!.count;
   }
 
-  /** The whole audit history, newest first. */
-  allEvents(limit: number, offset: number): Promise<HistoryEventRow[]> {
+  /** The whole audit history (or one actor's, one library's), newest first. */
+  allEvents(limit: number, offset: number, filter: HistoryFilter = {}): Promise<HistoryEventRow[]> {
+    const { where, params } = historyWhere(filter);
     return this.dataSource.query(
       `SELECT e.event_type, e.outcome, e.actor_id, e.actor_username, e.attempt_key, e.details, e.created_at,
               l.slug AS library_slug, l.name AS library_name
          FROM map_contribution_events e
          LEFT JOIN libraries l ON l.id = e.library_id
+        ${where}
         ORDER BY e.id DESC
-        LIMIT $1 OFFSET $2`,
-      [limit, offset],
+        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, offset],
     );
   }
 

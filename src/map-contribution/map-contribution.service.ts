@@ -46,6 +46,7 @@ import {
   type ContributionLibraryRow,
   type ContributionRow,
   type EventRow,
+  type HistoryFilter,
 } from './map-contribution.repository.js';
 import { WriteGatesService } from './write-gates.js';
 
@@ -293,13 +294,23 @@ export class MapContributionService {
     return this.toResponse(library, record, this.blockers(library, record, gates), events);
   }
 
-  /** Every recorded event of every library, newest first. */
-  auditHistory(query: PaginationQueryDto): Promise<Page<HistoryEventResponse>> {
+  /** Why the duplicate check cannot run (no MAPDB_QUERY_URL), or null when it can. */
+  duplicateCheckUnavailable(): string | null {
+    return this.queryClient
+      ? null
+      : 'The duplicate check is unavailable: MAPDB_QUERY_URL is not configured.';
+  }
+
+  /** Every recorded event of every library (or of one staff member, one library), newest first. */
+  auditHistory(
+    query: PaginationQueryDto,
+    filter: HistoryFilter = {},
+  ): Promise<Page<HistoryEventResponse>> {
     return paginate(
       query,
-      () => this.repository.countAllEvents(),
+      () => this.repository.countAllEvents(filter),
       async (limit, offset) =>
-        (await this.repository.allEvents(limit, offset)).map((event) => ({
+        (await this.repository.allEvents(limit, offset, filter)).map((event) => ({
           ...eventResponse(event),
           library:
             event.library_slug !== null

@@ -213,13 +213,21 @@ export class ModerationRepository {
     return rows[0] ?? null;
   }
 
-  async setReportStatus(id: number, status: string): Promise<boolean> {
-    if (!isSerialId(id)) return false;
-    const [rows] = await this.dataSource.query<UpdateResult<{ id: number }>>(
-      'UPDATE reports SET status = $1, updated_at = now() WHERE id = $2 RETURNING id',
+  /** Sets a report's status; the previous one and its library for the audit trail, null when there is no such report. */
+  async setReportStatus(
+    manager: EntityManager,
+    id: number,
+    status: string,
+  ): Promise<{ previous: string; library_id: number } | null> {
+    if (!isSerialId(id)) return null;
+    const [rows] = await manager.query<UpdateResult<{ previous: string; library_id: number }>>(
+      `UPDATE reports r SET status = $1, updated_at = now()
+         FROM (SELECT id, status FROM reports WHERE id = $2 FOR UPDATE) old
+        WHERE r.id = old.id
+        RETURNING old.status AS previous, r.library_id`,
       [status, id],
     );
-    return rows.length > 0;
+    return rows[0] ?? null;
   }
 
   async countPhotos(filters: { status: string }): Promise<number> {
@@ -255,41 +263,47 @@ export class ModerationRepository {
   }
 
   /**
-   * Sets a community photo's status, in one transaction with its effect on the library's primary photo:
-   * approving one whose library has no primary photo makes it the primary; withdrawing the approval of the photo
-   * that is the primary hands that role to the newest other approved community photo, or leaves the library
-   * without one (a rejected photo is never shown).
+   * Sets a community photo's status, with its effect on the library's primary photo (inside the caller's
+   * transaction): approving one whose library has no primary photo makes it the primary; withdrawing the approval of
+   * the photo that is the primary hands that role to the newest other approved community photo, or leaves the
+   * library without one (a rejected photo is never shown). Null when there is no such photo.
    */
-  async setPhotoStatus(id: number, status: string): Promise<boolean> {
-    if (!isSerialId(id)) return false;
-    return this.dataSource.transaction(async (manager) => {
-      const [rows] = await manager.query<UpdateResult<PhotoKeys & { library_id: number }>>(
-        `UPDATE library_photos SET status = $1, updated_at = now() WHERE id = $2
-         RETURNING library_id, photo_key, thumbnail_key`,
-        [status, id],
+  async setPhotoStatus(
+    manager: EntityManager,
+    id: number,
+    status: string,
+  ): Promise<(PhotoKeys & { library_id: number; previous: string }) | null> {
+    if (!isSerialId(id)) return null;
+    const [rows] = await manager.query<
+      UpdateResult<PhotoKeys & { library_id: number; previous: string }>
+    >(
+      `UPDATE library_photos p SET status = $1, updated_at = now()
+         FROM (SELECT id, status FROM library_photos WHERE id = $2 FOR UPDATE) old
+        WHERE p.id = old.id
+        RETURNING p.library_id, p.photo_key, p.thumbnail_key, old.status AS previous`,
+      [status, id],
+    );
+    if (!rows.length) return null;
+    const photo = rows[0];
+    if (status === 'approved') {
+      await manager.query(
+        `UPDATE libraries SET photo_key = $1, thumbnail_key = $2, updated_at = now()
+         WHERE id = $3 AND photo_key IS NULL`,
+        [photo.photo_key, photo.thumbnail_key, photo.library_id],
       );
-      if (!rows.length) return false;
-      const photo = rows[0];
-      if (status === 'approved') {
-        await manager.query(
-          `UPDATE libraries SET photo_key = $1, thumbnail_key = $2, updated_at = now()
-           WHERE id = $3 AND photo_key IS NULL`,
-          [photo.photo_key, photo.thumbnail_key, photo.library_id],
-        );
-      } else {
-        // No approved photo left: the sub-select yields no row and both keys become NULL.
-        await manager.query(
-          `UPDATE libraries SET (photo_key, thumbnail_key) = (
-             SELECT p.photo_key, p.thumbnail_key FROM library_photos p
-             WHERE p.library_id = $1 AND p.status = 'approved'
-             ORDER BY p.created_at DESC, p.id DESC LIMIT 1
-           ), updated_at = now()
-           WHERE id = $1 AND photo_key = $2`,
-          [photo.library_id, photo.photo_key],
-        );
-      }
-      return true;
-    });
+    } else {
+      // No approved photo left: the sub-select yields no row and both keys become NULL.
+      await manager.query(
+        `UPDATE libraries SET (photo_key, thumbnail_key) = (
+           SELECT p.photo_key, p.thumbnail_key FROM library_photos p
+           WHERE p.library_id = $1 AND p.status = 'approved'
+           ORDER BY p.created_at DESC, p.id DESC LIMIT 1
+         ), updated_at = now()
+         WHERE id = $1 AND photo_key = $2`,
+        [photo.library_id, photo.photo_key],
+      );
+    }
+    return photo;
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

@@ -1,12 +1,27 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import { paginate, type Page } from '../common/pagination/pagination.js';
+import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
-import { LibrariesService } from '../libraries/libraries.service.js';
+import {
+  EDITABLE_FIELDS,
+  LibrariesService,
+  type UploadedPhoto,
+} from '../libraries/libraries.service.js';
 import { LibraryMapper, libraryRef } from '../libraries/library.mapper.js';
 import type { PendingPhoto } from '../libraries/library.entity.js';
-import type { LibraryValues } from '../libraries/library.row.js';
+import type { LibraryRow, LibraryValues } from '../libraries/library.row.js';
+import type { AuditKind } from '../moderation-audit/dto/moderation-audit.dto.js';
+import {
+  ModerationAuditService,
+  type AuditActor,
+} from '../moderation-audit/moderation-audit.service.js';
+import {
+  STAFF_PROTECTED_LIBRARY_FIELDS,
+  type StaffUpdateLibraryDto,
+} from './dto/moderation.dto.js';
 import type {
   ModerationLibrariesQueryDto,
   ModerationLibraryResponse,
@@ -16,7 +31,6 @@ import type {
   ModerationReportsQueryDto,
   ModerationSummaryResponse,
   ReviewChangesDto,
-  UpdateLibraryStatusDto,
 } from './dto/moderation.dto.js';
 import {
   ModerationRepository,
@@ -24,6 +38,56 @@ import {
   type ModerationPhotoRow,
   type ModerationReportRow,
 } from './moderation.repository.js';
+
+const LIBRARY_STATUS_KINDS: Record<string, AuditKind> = {
+  approved: 'library_approved',
+  rejected: 'library_rejected',
+  pending: 'library_returned_to_pending',
+};
+const PHOTO_STATUS_KINDS: Record<string, AuditKind> = {
+  approved: 'photo_approved',
+  rejected: 'photo_rejected',
+  pending: 'photo_returned_to_pending',
+};
+const REPORT_STATUS_KINDS: Record<string, AuditKind> = {
+  resolved: 'report_resolved',
+  dismissed: 'report_dismissed',
+  open: 'report_reopened',
+};
+
+/** Files to take out of public view (or put back) once a decision is committed. */
+interface MediaMove {
+  action: 'withdraw' | 'restore';
+  keys: string[];
+  what: string;
+}
+
+type FieldChanges = Record<string, { before: unknown; after: unknown }>;
+
+/** A library's current value of a submission field (coordinates are read as lat/lng). */
+function currentValue(row: LibraryRow, field: keyof LibraryValues): unknown {
+  if (field === 'latitude') return row.lat;
+  if (field === 'longitude') return row.lng;
+  return row[field];
+}
+
+/** Field-level before/after of the values an edit sets; fields it leaves as they are do not appear. */
+export function fieldChanges(row: LibraryRow, changes: Partial<LibraryValues>): FieldChanges {
+  const result: FieldChanges = {};
+  for (const field of EDITABLE_FIELDS) {
+    if (!(field in changes)) continue;
+    const before = currentValue(row, field);
+    const after = changes[field];
+    if (before !== after) result[field] = { before, after };
+  }
+  return result;
+}
+
+/** A status update as both the staff edit and the console's status form send it. */
+export interface LibraryStatusChange {
+  status: string;
+  rejection_reason?: string | null;
+}
 
 /**
  * Staff moderation of libraries, staged owner edits, reports and community photos. Approving anything here has no
@@ -37,7 +101,11 @@ export class ModerationService {
     private readonly librariesService: LibrariesService,
     private readonly mapper: LibraryMapper,
     private readonly media: MediaStorage,
+    private readonly audit: ModerationAuditService,
+    private readonly enrichment: EnrichmentQueue,
   ) {}
+
+  private readonly logger = new Logger(ModerationService.name);
 
   async summary(): Promise<ModerationSummaryResponse> {
     const counts = await this.moderation.summary();
@@ -72,28 +140,143 @@ export class ModerationService {
   }
 
   async setLibraryStatus(
+    actor: AuditActor,
     slug: string,
-    dto: UpdateLibraryStatusDto,
+    dto: LibraryStatusChange,
   ): Promise<ModerationLibraryResponse> {
-    await this.moderation.transaction(async (manager) => {
+    const move = await this.moderation.transaction(async (manager) => {
       const row = await this.moderation.findLibrary(slug, manager, true);
       if (!row) throw ApiError.notFound();
-      const reason = dto.status === 'rejected' ? (dto.rejection_reason ?? '') : '';
-      await this.moderation.setLibraryStatus(manager, row.id, dto.status, reason);
+      return this.changeStatus(manager, actor, row, dto, row);
     });
+    await this.moveFiles(move);
+    return this.getLibrary(slug);
+  }
+
+  /**
+   * Records a status change; answers what must happen to the library's photo files once it is committed: a
+   * rejected library's primary and staged photos leave public view, and come back when it leaves `rejected`.
+   */
+  private async changeStatus(
+    manager: EntityManager,
+    actor: AuditActor,
+    row: LibraryRow,
+    dto: LibraryStatusChange,
+    photo: { photo_key: string | null; thumbnail_key: string | null },
+  ): Promise<MediaMove | null> {
+    const reason = dto.status === 'rejected' ? (dto.rejection_reason ?? '') : '';
+    await this.moderation.setLibraryStatus(manager, row.id, dto.status, reason);
+    await this.audit.record(manager, LIBRARY_STATUS_KINDS[dto.status], actor, row.id, {
+      from: row.status,
+      to: dto.status,
+      ...(dto.status === 'rejected' ? { reason } : {}),
+    });
+    const rejecting = dto.status === 'rejected' && row.status !== 'rejected';
+    const unrejecting = dto.status !== 'rejected' && row.status === 'rejected';
+    if (!rejecting && !unrejecting) return null;
+    const keys = [
+      photo.photo_key,
+      photo.thumbnail_key,
+      row.pending_photo?.photo_key,
+      row.pending_photo?.thumbnail_key,
+    ].filter((key): key is string => Boolean(key));
+    return { action: rejecting ? 'withdraw' : 'restore', keys, what: `library ${row.slug}` };
+  }
+
+  /** Withdraws or restores files after the decision is committed; a failure is logged, the decision stands. */
+  private async moveFiles(move: MediaMove | null): Promise<void> {
+    if (!move) return;
+    try {
+      for (const key of move.keys) await this.media[move.action](key);
+    } catch (error) {
+      this.logger.error(
+        `could not ${move.action} the files of ${move.what}: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /**
+   * Staff edit (PATCH /libraries/moderation/{slug}): any submission field, applied in place whatever the status
+   * (an owner's staged edit stays staged for staff to decide), a new primary photo, and optionally a status
+   * change. Recorded field by field (before/after) in the audit trail, in the same transaction.
+   */
+  async updateLibrary(
+    actor: AuditActor,
+    slug: string,
+    rawBody: Record<string, unknown>,
+    dto: StaffUpdateLibraryDto,
+    file: UploadedPhoto | undefined,
+  ): Promise<ModerationLibraryResponse> {
+    const changes = this.librariesService.editChanges(rawBody, dto, STAFF_PROTECTED_LIBRARY_FIELDS);
+    if (Object.keys(changes).length === 0 && !file && dto.status === undefined)
+      throw ApiError.badRequest('Provide at least one field to update.');
+    if (!(await this.moderation.findLibrary(slug))) throw ApiError.notFound();
+
+    const photo = file ? await this.librariesService.storePhoto(file, 'libraries') : null;
+    let replaced: PendingPhoto | null = null;
+    let move: MediaMove | null = null;
+    try {
+      await this.moderation.transaction(async (manager) => {
+        const row = await this.moderation.findLibrary(slug, manager, true);
+        if (!row) throw ApiError.notFound();
+        const fields = fieldChanges(row, changes);
+        if (Object.keys(fields).length > 0 || photo) {
+          const applied = Object.fromEntries(
+            Object.entries(changes).filter(([field]) => field in fields),
+          ) as Partial<LibraryValues>;
+          // A coordinate pair moves together, even when only one of the two differs.
+          if ('latitude' in fields || 'longitude' in fields) {
+            applied.latitude = changes.latitude;
+            applied.longitude = changes.longitude;
+          }
+          const aiFields = row.ai_generated_fields.filter((field) => !(field in applied));
+          await this.libraries.updateValues(manager, row.id, applied, photo, aiFields);
+          if (photo && row.photo_key && row.thumbnail_key)
+            replaced = { photo_key: row.photo_key, thumbnail_key: row.thumbnail_key };
+          await this.audit.record(manager, 'library_edited', actor, row.id, {
+            changes: fields,
+            ...(photo
+              ? {
+                  photo: {
+                    before: this.media.url(row.photo_key),
+                    after: this.media.url(photo.photo_key),
+                  },
+                }
+              : {}),
+          });
+        }
+        if (dto.status !== undefined)
+          move = await this.changeStatus(
+            manager,
+            actor,
+            row,
+            dto as LibraryStatusChange,
+            photo ?? row,
+          );
+      });
+    } catch (error) {
+      if (photo) await this.librariesService.discardPhoto(photo);
+      throw error;
+    }
+    if (replaced) await this.librariesService.discardReplacedPhoto(replaced);
+    await this.moveFiles(move);
     return this.getLibrary(slug);
   }
 
   /** Applies (approve) or discards (reject) an owner's staged edit of an approved library. */
-  async reviewChanges(slug: string, dto: ReviewChangesDto): Promise<ModerationLibraryResponse> {
+  async reviewChanges(
+    actor: AuditActor,
+    slug: string,
+    dto: ReviewChangesDto,
+  ): Promise<ModerationLibraryResponse> {
     const obsolete: PendingPhoto[] = [];
     await this.moderation.transaction(async (manager) => {
       const row = await this.moderation.findLibrary(slug, manager, true);
       if (!row) throw ApiError.notFound();
       if (!row.pending_changes && !row.pending_photo)
         throw ApiError.badRequest('No staged changes to review.');
+      const changes = (row.pending_changes ?? {}) as Partial<LibraryValues>;
       if (dto.action === 'approve') {
-        const changes = (row.pending_changes ?? {}) as Partial<LibraryValues>;
         const aiFields = row.ai_generated_fields.filter((field) => !(field in changes));
         await this.libraries.updateValues(manager, row.id, changes, row.pending_photo, aiFields);
         if (row.pending_photo && row.photo_key && row.thumbnail_key) {
@@ -103,9 +286,29 @@ export class ModerationService {
         obsolete.push(row.pending_photo);
       }
       await this.moderation.clearStaged(manager, row.id);
+      await this.audit.record(
+        manager,
+        dto.action === 'approve' ? 'staged_edit_applied' : 'staged_edit_rejected',
+        actor,
+        row.id,
+        { changes: fieldChanges(row, changes), photo: row.pending_photo !== null },
+      );
     });
     for (const photo of obsolete) await this.librariesService.discardReplacedPhoto(photo);
     return this.getLibrary(slug);
+  }
+
+  /**
+   * Queues AI enrichment of a library's blank name and description (the console's offer before approving a
+   * library without them). False when AI is not configured or nothing is blank.
+   */
+  async queueEnrichment(slug: string): Promise<boolean> {
+    return this.moderation.transaction(async (manager) => {
+      const row = await this.moderation.findLibrary(slug, manager, true);
+      if (!row) throw ApiError.notFound();
+      if (row.name && row.description) return false;
+      return this.enrichment.enqueue(manager, row.id);
+    });
   }
 
   listReports(query: ModerationReportsQueryDto): Promise<Page<ModerationReportResponse>> {
@@ -118,8 +321,20 @@ export class ModerationService {
     );
   }
 
-  async setReportStatus(id: number, status: string): Promise<ModerationReportResponse> {
-    if (!(await this.moderation.setReportStatus(id, status))) throw ApiError.notFound();
+  async setReportStatus(
+    actor: AuditActor,
+    id: number,
+    status: string,
+  ): Promise<ModerationReportResponse> {
+    await this.moderation.transaction(async (manager) => {
+      const report = await this.moderation.setReportStatus(manager, id, status);
+      if (!report) throw ApiError.notFound();
+      await this.audit.record(manager, REPORT_STATUS_KINDS[status], actor, report.library_id, {
+        report_id: id,
+        from: report.previous,
+        to: status,
+      });
+    });
     return this.report((await this.moderation.findReport(id))!);
   }
 
@@ -133,8 +348,29 @@ export class ModerationService {
     );
   }
 
-  async setPhotoStatus(id: number, status: string): Promise<ModerationPhotoResponse> {
-    if (!(await this.moderation.setPhotoStatus(id, status))) throw ApiError.notFound();
+  /**
+   * Approves, rejects or returns a community photo to pending. A rejected photo's files leave public view once the
+   * decision is committed (withdrawn from the media root, so approving it again later restores them).
+   */
+  async setPhotoStatus(
+    actor: AuditActor,
+    id: number,
+    status: string,
+  ): Promise<ModerationPhotoResponse> {
+    const photo = await this.moderation.transaction(async (manager) => {
+      const changed = await this.moderation.setPhotoStatus(manager, id, status);
+      if (!changed) throw ApiError.notFound();
+      await this.audit.record(manager, PHOTO_STATUS_KINDS[status], actor, changed.library_id, {
+        photo_id: id,
+        from: changed.previous,
+        to: status,
+      });
+      return changed;
+    });
+    const keys = [photo.photo_key, photo.thumbnail_key];
+    const what = `photo ${id}`;
+    if (status === 'rejected') await this.moveFiles({ action: 'withdraw', keys, what });
+    else if (photo.previous === 'rejected') await this.moveFiles({ action: 'restore', keys, what });
     return this.photo((await this.moderation.findPhoto(id))!);
   }
 
@@ -175,8 +411,9 @@ export class ModerationService {
       library: this.libraryRef(row),
       created_by: this.userRef(row.created_by, row.created_by_username),
       caption: row.caption,
-      photo_url: this.media.url(row.photo_key),
-      thumbnail_url: this.media.url(row.thumbnail_key),
+      // A rejected photo's files are withdrawn from the media root: no URL would answer.
+      photo_url: row.status === 'rejected' ? '' : this.media.url(row.photo_key),
+      thumbnail_url: row.status === 'rejected' ? '' : this.media.url(row.thumbnail_key),
       status: row.status,
       created_at: new Date(row.created_at).toISOString(),
     };

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ModerationAuditService } from '../moderation-audit/moderation-audit.service.js';
 import { PasswordHasher } from './password-hasher.js';
 import { UsersRepository } from './users.repository.js';
 
@@ -10,12 +11,16 @@ export interface CreateStaffInput {
 
 export type CreateStaffOutcome = 'created' | 'promoted';
 
-/** `create-staff`: creates a staff account, or promotes (and re-keys) the existing account with that username. */
+/**
+ * `create-staff`: creates a staff account, or promotes (and re-keys) the existing account with that username. Either
+ * is recorded in the moderation audit trail (actor: none, the command line) in the same transaction.
+ */
 @Injectable()
 export class StaffService {
   constructor(
     private readonly users: UsersRepository,
     private readonly hasher: PasswordHasher,
+    private readonly audit: ModerationAuditService,
   ) {}
 
   async createOrPromote(
@@ -36,17 +41,31 @@ export class StaffService {
       throw new Error('that email belongs to another account');
 
     const passwordHash = await this.hasher.hash(input.password);
-    if (existing) {
-      existing.isStaff = true;
-      existing.isActive = true;
-      existing.email = email;
-      existing.passwordHash = passwordHash;
-      await this.users.save(existing);
-      return { outcome: 'promoted', id: existing.id };
-    }
-    const created = await this.users.save(
-      this.users.create({ username, email, passwordHash, isStaff: true }),
-    );
-    return { outcome: 'created', id: created.id };
+    return this.users.transaction(async (manager) => {
+      let user;
+      let outcome: CreateStaffOutcome;
+      if (existing) {
+        existing.isStaff = true;
+        existing.isActive = true;
+        existing.email = email;
+        existing.passwordHash = passwordHash;
+        user = await this.users.save(existing, manager);
+        outcome = 'promoted';
+      } else {
+        user = await this.users.save(
+          this.users.create({ username, email, passwordHash, isStaff: true }),
+          manager,
+        );
+        outcome = 'created';
+      }
+      await this.audit.record(
+        manager,
+        outcome === 'created' ? 'staff_created' : 'staff_promoted',
+        null,
+        null,
+        { user: { id: user.id, username: user.username }, via: 'cli' },
+      );
+      return { outcome, id: user.id };
+    });
   }
 }

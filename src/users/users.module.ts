@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ModerationAuditModule } from '../moderation-audit/moderation-audit.module.js';
 import { UserEntity } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
 import { PasswordHasher } from './password-hasher.js';
@@ -7,7 +8,7 @@ import { StaffService } from './staff.service.js';
 import { ContributorAgreementsRepository } from './contributor-agreements.repository.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity])],
+  imports: [TypeOrmModule.forFeature([UserEntity]), ModerationAuditModule],
   providers: [UsersRepository, PasswordHasher, StaffService, ContributorAgreementsRepository],
   exports: [UsersRepository, PasswordHasher, StaffService, ContributorAgreementsRepository],
 })

@@ -166,8 +166,12 @@ export class UsersRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  save(user: UserEntity): Promise<UserEntity> {
-    return this.users.save(user);
+  save(user: UserEntity, manager?: EntityManager): Promise<UserEntity> {
+    return this.repo(manager).save(user);
+  }
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.users.manager.transaction(work);
   }
 
   create(values: Partial<UserEntity>): UserEntity {

@@ -227,7 +227,11 @@ describe('staff console', () => {
     let pending: { id: number; slug: string };
 
     beforeEach(async () => {
-      pending = await insertLibrary(db.url, { status: 'pending', name: 'Corner Shelf' });
+      pending = await insertLibrary(db.url, {
+        status: 'pending',
+        name: 'Corner Shelf',
+        description: 'A shelf on the corner.',
+      });
     });
 
     const status = (id: number) =>

@@ -149,7 +149,7 @@ describe('import-geojson (npm run cli -- import-geojson FILE [--source S])', () 
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe(
-      'Imported 3, skipped 5 (2 no city or country, 2 invalid geometry, 1 duplicate external_id)',
+      'Added 3, skipped as duplicate 1 (1 duplicate external_id), invalid 4 (2 no city or country, 2 invalid geometry)',
     );
 
     const imported = await rows();
@@ -218,7 +218,9 @@ describe('import-geojson (npm run cli -- import-geojson FILE [--source S])', () 
     const result = await runNode(CLI, ['import-geojson', file, '--source', 'osm-2026-06'], env);
 
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Imported 0, skipped 8 \(.*4 duplicate external_id/);
+    expect(result.stdout.trim()).toBe(
+      'Added 0, skipped as duplicate 4 (4 duplicate external_id), invalid 4 (2 no city or country, 2 invalid geometry)',
+    );
     expect(await rows()).toHaveLength(3);
   });
 
@@ -243,10 +245,10 @@ describe('import-geojson (npm run cli -- import-geojson FILE [--source S])', () 
     });
 
     expect((await runNode(CLI, ['import-geojson', first], env)).stdout.trim()).toBe(
-      'Imported 2, skipped 0',
+      'Added 2, skipped as duplicate 0, invalid 0',
     );
     expect((await runNode(CLI, ['import-geojson', second], env)).stdout.trim()).toBe(
-      'Imported 1, skipped 0',
+      'Added 1, skipped as duplicate 0, invalid 0',
     );
 
     const munich = await rows("city = 'München'");
@@ -256,6 +258,43 @@ describe('import-geojson (npm run cli -- import-geojson FILE [--source S])', () 
       'munchen-marienplatz-3',
     ]);
     expect(munich.map((row) => row.source)).toEqual(['', '', '']);
+  });
+
+  it('imports a file of features without ids only once: they are matched on name, position and address', async () => {
+    const shelf = (lng: number, lat: number, properties: Record<string, string>) => ({
+      type: 'Feature',
+      geometry: point(lng, lat),
+      properties: { 'addr:city': 'Idless', 'addr:country': 'NL', ...properties },
+    });
+    const features = [
+      shelf(4.9, 52.37, {
+        name: 'Boekenkast Noord',
+        'addr:street': 'Damrak',
+        'addr:housenumber': '1',
+      }),
+      // 50 m away: another bookcase of the same name.
+      shelf(4.9, 52.37045, { name: 'Boekenkast Noord' }),
+      // The same place and name, but another address: not the same.
+      shelf(4.9, 52.37, {
+        name: 'Boekenkast Noord',
+        'addr:street': 'Rokin',
+        'addr:housenumber': '9',
+      }),
+      // The first one again within the file (case, accents, punctuation and 3 m do not matter).
+      shelf(4.90004, 52.37, { name: 'boekenkast  NOORD!' }),
+      shelf(4.91, 52.38, { name: '' }),
+    ];
+    const file = writeJson('idless.geojson', { type: 'FeatureCollection', features });
+    const first = await runNode(CLI, ['import-geojson', file], env);
+    expect(first.stdout.trim()).toBe(
+      'Added 4, skipped as duplicate 1 (1 duplicate name and position), invalid 0',
+    );
+    const second = await runNode(CLI, ['import-geojson', file], env);
+    expect([second.code, second.stdout.trim()]).toEqual([
+      0,
+      'Added 0, skipped as duplicate 5 (5 duplicate name and position), invalid 0',
+    ]);
+    expect(await rows("city = 'Idless'")).toHaveLength(4);
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { verify } from '@node-rs/argon2';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 import { cleanEnv, runNode } from '../support/processes.js';
 
@@ -28,16 +29,10 @@ describe('CLI (npm run cli -- …)', () => {
   it('create-staff creates a staff account with an argon2id password hash', async () => {
     const result = await runNode(
       CLI,
-      [
-        'create-staff',
-        '--username',
-        'mod',
-        '--email',
-        'Mod@Example.com',
-        '--password',
-        'a-long-passphrase',
-      ],
+      ['create-staff', '--username', 'mod', '--email', 'Mod@Example.com'],
       env,
+      undefined,
+      'a-long-passphrase\n',
     );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Created staff user mod/);
@@ -54,16 +49,10 @@ describe('CLI (npm run cli -- …)', () => {
     );
     const result = await runNode(
       CLI,
-      [
-        'create-staff',
-        '--username',
-        'Reader',
-        '--email',
-        'reader@example.com',
-        '--password',
-        'another-passphrase',
-      ],
+      ['create-staff', '--username', 'Reader', '--email', 'reader@example.com'],
       env,
+      undefined,
+      'another-passphrase\n',
     );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Promoted Reader/);
@@ -77,19 +66,62 @@ describe('CLI (npm run cli -- …)', () => {
   it('refuses an email that belongs to another account', async () => {
     const result = await runNode(
       CLI,
-      [
-        'create-staff',
-        '--username',
-        'someone',
-        '--email',
-        'mod@example.com',
-        '--password',
-        'a-long-passphrase',
-      ],
+      ['create-staff', '--username', 'someone', '--email', 'mod@example.com'],
       env,
+      undefined,
+      'a-long-passphrase\n',
     );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/email belongs to another account/);
+  });
+
+  it('create-staff refuses --password (showing the safe form) and reads the password from stdin only', async () => {
+    const refused = await runNode(
+      CLI,
+      [
+        'create-staff',
+        '--username',
+        'leaky',
+        '--email',
+        'leaky@example.com',
+        '--password',
+        'in-argv-1',
+      ],
+      env,
+      undefined,
+      'from-stdin-pass\n',
+    );
+    expect(refused.code).toBe(64);
+    expect(refused.stderr).toMatch(/--password is not accepted/);
+    expect(refused.stderr).toContain(
+      `printf '%s\\n' "$PW" | npm run cli -- create-staff --username U --email E`,
+    );
+    expect(await staffRow('leaky')).toBeUndefined();
+
+    // Only the first line counts; the password never appears in the child's argv.
+    const args = ['create-staff', '--username', 'piped', '--email', 'piped@example.com'];
+    const piped = await runNode(CLI, args, env, undefined, 'piped-passphrase\nsecond line\n');
+    expect(piped.code).toBe(0);
+    expect(args.join(' ')).not.toContain('piped-passphrase');
+    const row = await staffRow('piped');
+    expect(row).toMatchObject({ is_staff: true });
+    expect(await verify(row.password_hash, 'piped-passphrase')).toBe(true);
+    const audit = await withClient(db.url, (client) =>
+      client.query(
+        "SELECT kind, actor_id, details FROM moderation_audit_events WHERE details->'user'->>'username' = 'piped'",
+      ),
+    );
+    expect(audit.rows).toEqual([
+      {
+        kind: 'staff_created',
+        actor_id: null,
+        details: { user: { id: expect.any(Number), username: 'piped' }, via: 'cli' },
+      },
+    ]);
+
+    const empty = await runNode(CLI, args, env, undefined, '');
+    expect(empty.code).toBe(64);
+    expect(empty.stderr).toMatch(/No password given/);
   });
 
   it('explains a missing option or an unknown command with exit code 64', async () => {

@@ -74,16 +74,10 @@ describe('embedded default database', () => {
 
     const cli = await runNode(
       'dist/src/cli/main.js',
-      [
-        'create-staff',
-        '--username',
-        'admin',
-        '--email',
-        'admin@example.com',
-        '--password',
-        'embedded-passphrase',
-      ],
+      ['create-staff', '--username', 'admin', '--email', 'admin@example.com'],
       env,
+      undefined,
+      'embedded-passphrase\n',
     );
     expect(cli.stderr).toBe('');
     expect(cli.stdout).toMatch(/Created staff user admin/);

@@ -31,15 +31,21 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a built entry point (e.g. `dist/src/cli/main.js`) to completion. */
+/**
+ * Runs a built entry point (e.g. `dist/src/cli/main.js`) to completion. `input` is written to its standard input,
+ * which is then closed (closed at once without input).
+ */
 export function runNode(
   script: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = 120_000,
+  input?: string,
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

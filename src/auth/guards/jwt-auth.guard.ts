@@ -31,6 +31,8 @@ export class JwtAuthGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<Request & { user?: AuthUser }>();
     if (optional && !request.headers.authorization) return true;
+    // Already authenticated by the rate limit's staff check (see JwtStaffRequestIdentity).
+    if (request.user) return true;
     const user = await this.strategy.authenticateRequest(request, http.getResponse<Response>());
     if (user) {
       request.user = user;

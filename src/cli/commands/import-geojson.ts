@@ -1,13 +1,22 @@
 import { readFile } from 'node:fs/promises';
 import type { INestApplicationContext } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock.js';
 import type { Wheelchair } from '../../libraries/library.entity.js';
 import { UsageError, type CliCommand } from '../cli-command.js';
 import { LibraryBulkWriter, type BulkLibrary } from './library-bulk-writer.js';
 
 export type SkipReason =
-  'invalid geometry' | 'no city or country' | 'invalid country' | 'duplicate external_id';
+  | 'invalid geometry'
+  | 'no city or country'
+  | 'invalid country'
+  | 'duplicate external_id'
+  | 'duplicate name and position';
+
+const DUPLICATE_REASONS: SkipReason[] = ['duplicate external_id', 'duplicate name and position'];
+
+/** A feature without an id is the same bookcase as a library this close with the same name (and address). */
+export const SAME_PLACE_METERS = 10;
 
 /** A feature's library, minus what the import run decides (source, status, provenance, time). */
 export type ImportedFields = Omit<
@@ -137,10 +146,84 @@ export interface ImportSummary {
   skipped: Map<SkipReason, number>;
 }
 
+/** `Added A, skipped as duplicate D, invalid I`, each non-zero count followed by its reasons. */
 export function summarize({ imported, skipped }: ImportSummary): string {
-  const total = [...skipped.values()].reduce((sum, n) => sum + n, 0);
-  const reasons = [...skipped.entries()].map(([reason, n]) => `${n} ${reason}`).join(', ');
-  return `Imported ${imported}, skipped ${total}${reasons ? ` (${reasons})` : ''}`;
+  const part = (label: string, reasons: [SkipReason, number][]) => {
+    const total = reasons.reduce((sum, [, n]) => sum + n, 0);
+    const detail = reasons.map(([reason, n]) => `${n} ${reason}`).join(', ');
+    return `${label} ${total}${total ? ` (${detail})` : ''}`;
+  };
+  const entries = [...skipped.entries()];
+  const duplicates = entries.filter(([reason]) => DUPLICATE_REASONS.includes(reason));
+  const invalid = entries.filter(([reason]) => !DUPLICATE_REASONS.includes(reason));
+  return `Added ${imported}, ${part('skipped as duplicate', duplicates)}, ${part('invalid', invalid)}`;
+}
+
+/** Names and addresses compared without case, accents, punctuation or extra spaces. */
+export function matchText(value: string): string {
+  return value
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Great-circle distance in metres (the spherical earth PostGIS's geography distance approximates closely). */
+function metresBetween(a: { lat: number; lng: number }, b: { lat: number; lng: number }): number {
+  const rad = Math.PI / 180;
+  const dLat = (b.lat - a.lat) * rad;
+  const dLng = (b.lng - a.lng) * rad;
+  const h =
+    Math.sin(dLat / 2) ** 2 +
+    Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(dLng / 2) ** 2;
+  return 2 * 6_371_008.8 * Math.asin(Math.sqrt(h));
+}
+
+interface PlaceKey {
+  name: string;
+  address: string;
+  lat: number;
+  lng: number;
+}
+
+/** Same normalised name, within SAME_PLACE_METERS, and the same address where both have one. */
+export function samePlace(a: PlaceKey, b: PlaceKey): boolean {
+  if (matchText(a.name) !== matchText(b.name)) return false;
+  const addressA = matchText(a.address);
+  const addressB = matchText(b.address);
+  if (addressA && addressB && addressA !== addressB) return false;
+  return metresBetween(a, b) <= SAME_PLACE_METERS;
+}
+
+/**
+ * The libraries within SAME_PLACE_METERS of each id-less candidate (one query per batch, read through the location
+ * index), as `index → nearby libraries`.
+ */
+async function nearbyLibraries(
+  manager: EntityManager,
+  candidates: ImportedFields[],
+): Promise<Map<number, PlaceKey[]>> {
+  const positions = candidates
+    .map((candidate, index) => ({ candidate, index }))
+    .filter(({ candidate }) => !candidate.externalId);
+  const nearby = new Map<number, PlaceKey[]>();
+  if (!positions.length) return nearby;
+  const rows = await manager.query<(PlaceKey & { idx: number })[]>(
+    `SELECT c.idx, l.name, l.address, ST_Y(l.location::geometry) AS lat, ST_X(l.location::geometry) AS lng
+       FROM unnest($1::int[], $2::float8[], $3::float8[]) AS c(idx, lng, lat)
+       JOIN libraries l
+         ON ST_DWithin(l.location, ST_SetSRID(ST_MakePoint(c.lng, c.lat), 4326)::geography, $4)`,
+    [
+      positions.map(({ index }) => index),
+      positions.map(({ candidate }) => candidate.lng),
+      positions.map(({ candidate }) => candidate.lat),
+      SAME_PLACE_METERS + 1,
+    ],
+  );
+  for (const row of rows) nearby.set(row.idx, [...(nearby.get(row.idx) ?? []), row]);
+  return nearby;
 }
 
 /**
@@ -197,10 +280,18 @@ export async function importGeojson(
           )
         : [];
       const existing = new Set(present.map((row) => row.external_id));
+      const nearby = await nearbyLibraries(manager, candidates);
       const rows: BulkLibrary[] = [];
-      for (const candidate of candidates) {
+      for (const [index, candidate] of candidates.entries()) {
         if (candidate.externalId && existing.has(candidate.externalId))
           skip('duplicate external_id');
+        else if (
+          !candidate.externalId &&
+          [...(nearby.get(index) ?? []), ...rows.filter((row) => !row.externalId)].some((other) =>
+            samePlace(candidate, other),
+          )
+        )
+          skip('duplicate name and position');
         else
           rows.push({
             ...candidate,

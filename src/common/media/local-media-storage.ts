@@ -1,20 +1,44 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, opendir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { MediaStorage, assertSafeKey, type StoredMedia } from './media-storage.js';
 
-/** Media on local disk under MEDIA_ROOT. Writes go to a temporary file first, so a reader never sees half a file. */
+/**
+ * Media on local disk under MEDIA_ROOT. Writes go to a temporary file first, so a reader never sees half a file.
+ * Withdrawn files move to a sibling directory (`<MEDIA_ROOT>.withdrawn`), outside what /media/ serves.
+ */
 export class LocalMediaStorage extends MediaStorage {
+  readonly withdrawnRoot: string;
+
   constructor(readonly root: string) {
     super();
+    this.withdrawnRoot = `${resolve(root)}.withdrawn`;
   }
 
-  private path(key: string): string {
+  private path(key: string, root = this.root): string {
     assertSafeKey(key);
-    return join(this.root, key);
+    return join(root, key);
+  }
+
+  private async move(key: string, from: string, to: string): Promise<void> {
+    const target = this.path(key, to);
+    await mkdir(dirname(target), { recursive: true });
+    try {
+      await rename(this.path(key, from), target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+
+  withdraw(key: string): Promise<void> {
+    return this.move(key, this.root, this.withdrawnRoot);
+  }
+
+  restore(key: string): Promise<void> {
+    return this.move(key, this.withdrawnRoot, this.root);
   }
 
   async put(key: string, data: Buffer): Promise<void> {

@@ -22,6 +22,13 @@ export abstract class MediaStorage {
   abstract list(folder: string): AsyncIterable<StoredMedia>;
   abstract exists(key: string): Promise<boolean>;
   abstract read(key: string): Promise<Buffer>;
+  /**
+   * Takes a file out of public view without losing it (a rejected community photo may be approved again): it is
+   * no longer served under its URL until `restore`. Missing files are ignored.
+   */
+  abstract withdraw(key: string): Promise<void>;
+  /** Puts a withdrawn file back under its key. Missing files are ignored. */
+  abstract restore(key: string): Promise<void>;
 
   /** The site-relative URL clients use, `""` for no media. */
   url(key: string | null | undefined): string {

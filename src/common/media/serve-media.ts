@@ -1,6 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import express from 'express';
 
+/** How long clients and shared caches may keep a media file (README: "Withdrawn media and caching"). */
+export const MEDIA_MAX_AGE_SECONDS = 300;
+
 /**
  * Serves MEDIA_ROOT at /media/: files only (no listings, no dotfiles, no redirects), never outside the root
  * (serve-static resolves and refuses traversal), with nosniff and a locked-down CSP. Misses fall through to the
@@ -14,8 +17,8 @@ export function serveMedia(app: INestApplication, mediaRoot: string): void {
       redirect: false,
       dotfiles: 'deny',
       fallthrough: true,
-      immutable: true,
-      maxAge: '30d',
+      // Short: a rejected or replaced photo is withdrawn from MEDIA_ROOT, and caches must stop showing it soon.
+      maxAge: MEDIA_MAX_AGE_SECONDS * 1000,
       setHeaders: (res) => {
         res.setHeader('X-Content-Type-Options', 'nosniff');
         res.setHeader('Content-Security-Policy', "default-src 'none'; img-src 'self'; sandbox");

@@ -4,10 +4,16 @@ import { RequestValidationError, type ValidationErrorItem } from '../errors/api-
 
 /** Marker the `@FormBody()` decorator passes so multipart fields are reported under `form`. */
 export const FORM_BODY = 'form';
+/** Marker of `@BodyOrForm()`: a JSON body is reported under `body`, a multipart form under `form`. */
+export const BODY_OR_FORM = 'body-or-form';
+/** Set (non-enumerable) by `@BodyOrForm()` on the fields of a multipart request. */
+export const FROM_FORM = Symbol('from-form');
 
 type Location = 'body' | 'query' | 'path' | 'form';
 
-function locationOf(metadata: ArgumentMetadata): Location | null {
+function locationOf(metadata: ArgumentMetadata, value: unknown): Location | null {
+  if (metadata.type === 'custom' && metadata.data === BODY_OR_FORM)
+    return typeof value === 'object' && value !== null && FROM_FORM in value ? 'form' : 'body';
   switch (metadata.type) {
     case 'body':
       return 'body';
@@ -66,9 +72,9 @@ export class ApiValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const location = locationOf(metadata);
+    const location = locationOf(metadata, value);
     if (!location) return value;
-    const target = location === 'form' ? { ...metadata, type: 'body' as const } : metadata;
+    const target = metadata.type === 'custom' ? { ...metadata, type: 'body' as const } : metadata;
     try {
       return await super.transform(value ?? {}, target);
     } catch (error) {

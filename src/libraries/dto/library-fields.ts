@@ -35,6 +35,7 @@ const URL_RULES = { protocols: ['http', 'https'], require_protocol: true, requir
 /** Optional fields of a submission, shared by create (POST) and owner edit (PATCH). */
 export class LibraryOptionalFields {
   /** Proper name; left blank, AI enrichment may fill it. */
+  @ApiPropertyOptional({ type: 'string', maxLength: 255 })
   @IsOptional()
   @Trim()
   @IsString()
@@ -44,6 +45,7 @@ export class LibraryOptionalFields {
   name?: string;
 
   /** 1–3 sentences; also the image alt text. Left blank, AI enrichment may fill it. */
+  @ApiPropertyOptional({ type: 'string', maxLength: 2000 })
   @IsOptional()
   @Trim()
   @IsString()
@@ -52,6 +54,7 @@ export class LibraryOptionalFields {
   @MaxChars(2000)
   description?: string;
 
+  @ApiPropertyOptional({ type: 'string', maxLength: 255 })
   @IsOptional()
   @Trim()
   @IsString()
@@ -60,6 +63,7 @@ export class LibraryOptionalFields {
   @MaxChars(255)
   address?: string;
 
+  @ApiPropertyOptional({ type: 'string', maxLength: 20 })
   @IsOptional()
   @Trim()
   @IsString()
@@ -74,6 +78,7 @@ export class LibraryOptionalFields {
   @IsIn(['yes', 'no', 'limited', ''])
   wheelchair_accessible?: '' | 'yes' | 'no' | 'limited';
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 1_000_000 })
   @IsOptional()
   @ToInt()
   @IsInt()
@@ -82,17 +87,24 @@ export class LibraryOptionalFields {
   @ApiPropertyOptional({ type: 'integer' })
   capacity?: number;
 
+  @ApiPropertyOptional({ type: 'boolean' })
   @IsOptional()
   @ToBoolean()
   @IsBoolean()
   is_indoor?: boolean;
 
+  @ApiPropertyOptional({ type: 'boolean' })
   @IsOptional()
   @ToBoolean()
   @IsBoolean()
   is_lit?: boolean;
 
   /** http(s) URL; a bare host gets https://; "" leaves it unset. */
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: 500,
+    description: 'http(s) URL; a bare host gets https://',
+  })
   @IsOptional()
   @ValidateIf((_dto: unknown, value: unknown) => value !== '')
   @Transform(({ value }) => normaliseWebsite(value))
@@ -102,6 +114,7 @@ export class LibraryOptionalFields {
   @IsUrl(URL_RULES, { message: 'website must be an http(s) URL' })
   website?: string;
 
+  @ApiPropertyOptional({ type: 'string', maxLength: 255 })
   @IsOptional()
   @Trim()
   @IsString()
@@ -110,6 +123,7 @@ export class LibraryOptionalFields {
   @MaxChars(255)
   contact?: string;
 
+  @ApiPropertyOptional({ type: 'string', maxLength: 255 })
   @IsOptional()
   @Trim()
   @IsString()
@@ -118,6 +132,7 @@ export class LibraryOptionalFields {
   @MaxChars(255)
   operator?: string;
 
+  @ApiPropertyOptional({ type: 'string', maxLength: 255 })
   @IsOptional()
   @Trim()
   @IsString()

@@ -5,11 +5,17 @@ import {
   ArrayUnique,
   IsArray,
   IsIn,
+  IsInt,
+  IsOptional,
   IsString,
   MaxLength,
+  Min,
   MinLength,
 } from 'class-validator';
 import { BlankAsMissing } from '../../admin/dto/console.dto.js';
+import { PaginationQueryDto } from '../../common/pagination/pagination.js';
+import { ToInt, Trim } from '../../common/validation/transforms.js';
+import { AUDIT_KINDS } from '../../moderation-audit/dto/moderation-audit.dto.js';
 import {
   BATCH_CONFIRM_MAX_SLUGS,
   ContributionListQueryDto,
@@ -63,4 +69,38 @@ export class ConsoleBatchQueryDto extends VerifiedQueryDto {
 export class ConsoleBatchConfirmDto extends ConsoleBatchQueryDto {
   @IsIn(['yes'], { message: 'Tick “I confirm these writes” to send them to the map database.' })
   confirm_write: string;
+}
+
+/** The audit page's "kind" for the map-contribution events (kept in their own table). */
+export const MAP_CONTRIBUTION_KIND = 'map_contribution';
+
+/**
+ * The audit page: staff decisions (`page`) and map-contribution events (`events_page`) in one view, filtered by
+ * kind, actor (username) and library (slug); "" means no filter.
+ */
+export class ConsoleAuditQueryDto extends PaginationQueryDto {
+  @BlankAsMissing()
+  @IsOptional()
+  @IsIn([...AUDIT_KINDS, MAP_CONTRIBUTION_KIND])
+  kind?: string = undefined;
+
+  @BlankAsMissing()
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MaxLength(150)
+  actor?: string = undefined;
+
+  @BlankAsMissing()
+  @IsOptional()
+  @Trim()
+  @IsString()
+  @MaxLength(255)
+  library?: string = undefined;
+
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  events_page: number = 1;
 }

@@ -16,7 +16,8 @@ import { ConsoleExceptionFilter } from '../../admin/console-exception.filter.js'
 import { ConsolePages, pager, type ConsoleRequest } from '../../admin/console-pages.js';
 import { ConsoleSessionGuard } from '../../admin/console-session.guard.js';
 import { Public } from '../../common/auth/public.decorator.js';
-import { PaginationQueryDto } from '../../common/pagination/pagination.js';
+import { AUDIT_KINDS, type AuditKind } from '../../moderation-audit/dto/moderation-audit.dto.js';
+import { ModerationAuditService } from '../../moderation-audit/moderation-audit.service.js';
 import { RateLimit } from '../../common/rate-limit/rate-limit.decorator.js';
 import type { VerifiedValues } from '../domain/types.js';
 import {
@@ -26,11 +27,13 @@ import {
 } from '../dto/map-contribution.dto.js';
 import { CHECK_BLOCKERS, MapContributionService } from '../map-contribution.service.js';
 import {
+  ConsoleAuditQueryDto,
   ConsoleBatchConfirmDto,
   ConsoleBatchQueryDto,
   ConsoleConfirmDto,
   ConsoleContributionsQueryDto,
   ConsoleWithdrawDto,
+  MAP_CONTRIBUTION_KIND,
 } from './console.dto.js';
 
 const verifiedOf = (query: VerifiedQueryDto): VerifiedValues => ({
@@ -65,6 +68,7 @@ export class MapContributionConsoleController {
   constructor(
     private readonly pages: ConsolePages,
     private readonly contributions: MapContributionService,
+    private readonly audit: ModerationAuditService,
   ) {}
 
   @Get('contributions')
@@ -147,19 +151,45 @@ export class MapContributionConsoleController {
     });
   }
 
+  /**
+   * The audit page: every staff decision (moderation audit trail) and every map-contribution event, each newest
+   * first and paginated, filtered by kind, actor and library.
+   */
   @Get('audit')
   @RateLimit('read')
   async history(
     @Req() req: ConsoleRequest,
     @Res() res: Response,
-    @Query() query: PaginationQueryDto,
+    @Query() query: ConsoleAuditQueryDto,
   ): Promise<void> {
-    const page = await this.contributions.auditHistory(query);
+    const filter = { actor: query.actor, library: query.library };
+    const showDecisions = query.kind !== MAP_CONTRIBUTION_KIND;
+    const showEvents = query.kind === undefined || query.kind === MAP_CONTRIBUTION_KIND;
+    const [decisions, events] = await Promise.all([
+      showDecisions
+        ? this.audit.list({
+            ...filter,
+            kind: query.kind as AuditKind | undefined,
+            page: query.page,
+            page_size: query.page_size,
+          })
+        : null,
+      showEvents
+        ? this.contributions.auditHistory(
+            { page: query.events_page, page_size: query.page_size },
+            filter,
+          )
+        : null,
+    ]);
     this.pages.render(req, res, 'history', {
       title: 'Audit history',
       section: 'audit',
-      page,
-      pager: pager(req, page.pagination),
+      query,
+      kinds: AUDIT_KINDS,
+      decisions,
+      decisionsPager: decisions ? pager(req, decisions.pagination) : null,
+      events,
+      eventsPager: events ? pager(req, events.pagination, 'events_page') : null,
     });
   }
 
@@ -175,6 +205,7 @@ export class MapContributionConsoleController {
       title: `Contribution: ${record.library.name || record.library.slug}`,
       section: 'contributions',
       record,
+      checkUnavailable: this.contributions.duplicateCheckUnavailable(),
     });
   }
 
@@ -185,6 +216,11 @@ export class MapContributionConsoleController {
     @Res() res: Response,
     @Param('slug') slug: string,
   ): Promise<void> {
+    const unavailable = this.contributions.duplicateCheckUnavailable();
+    if (unavailable) {
+      this.pages.redirect(req, res, this.base(slug), { kind: 'error', text: unavailable });
+      return;
+    }
     const record = await this.contributions.check(slug, actorOf(req));
     const found = record.duplicate_candidates.length;
     this.pages.redirect(req, res, this.base(slug), {

@@ -13,7 +13,12 @@ import {
 import { PaginationQueryDto, PaginationMeta } from '../../common/pagination/pagination.js';
 import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
 import { ToInt, Trim } from '../../common/validation/transforms.js';
+import { apply } from '../../libraries/dto/library-fields.js';
 import { LibraryItemResponse, LibraryRefResponse } from '../../libraries/dto/library.response.js';
+import {
+  PROTECTED_LIBRARY_FIELDS,
+  UpdateLibraryDto,
+} from '../../libraries/dto/update-library.dto.js';
 import { REPORT_REASONS } from '../../reports/dto/create-report.dto.js';
 
 export const LIBRARY_STATUSES = ['pending', 'approved', 'rejected'] as const;
@@ -78,23 +83,59 @@ export class IdParamDto {
   id: number;
 }
 
+/** A rejection reason: optional (null or absent), else text of at most 2000 characters. */
+const REJECTION_REASON_RULES = [
+  ValidateIf(
+    (dto: { rejection_reason?: unknown }) =>
+      dto.rejection_reason !== undefined && dto.rejection_reason !== null,
+  ),
+  Trim(),
+  IsString(),
+  NoNul(),
+  MaxLength(2000),
+  MaxChars(2000),
+];
+
 export class UpdateLibraryStatusDto {
   @ApiProperty({ enum: LIBRARY_STATUSES })
   @IsIn(LIBRARY_STATUSES)
   status: (typeof LIBRARY_STATUSES)[number];
 
   /** Shown to the submitter; kept only while the library is rejected. */
-  @ValidateIf(
-    (dto: UpdateLibraryStatusDto) =>
-      dto.rejection_reason !== undefined && dto.rejection_reason !== null,
-  )
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(2000)
-  @MaxChars(2000)
+  @apply(...REJECTION_REASON_RULES)
   rejection_reason?: string | null;
 }
+
+/**
+ * PATCH /libraries/moderation/{slug}: a status change, a staff edit of any submission field, or both. JSON, or a
+ * multipart form whose `photo` replaces the primary photo. Origin, permission and provenance stay read-only.
+ */
+export class StaffUpdateLibraryDto extends UpdateLibraryDto {
+  @ApiPropertyOptional({ enum: LIBRARY_STATUSES })
+  @IsOptional()
+  @IsIn(LIBRARY_STATUSES)
+  status?: (typeof LIBRARY_STATUSES)[number];
+
+  /** Shown to the submitter; kept only while the library is rejected. */
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 2000 })
+  @apply(...REJECTION_REASON_RULES)
+  rejection_reason?: string | null;
+}
+
+/** OpenAPI shape of the staff edit as a multipart form: the JSON fields and an optional new `photo`. */
+export class StaffUpdateLibraryForm extends StaffUpdateLibraryDto {
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'binary',
+    description: 'Replaces the primary photo: JPEG, PNG or WEBP, max 8 MB',
+  })
+  photo?: unknown;
+}
+
+/** Fields staff never set through the edit: 400 `Unsupported field: <name>.` (the permission only via withdrawal). */
+export const STAFF_PROTECTED_LIBRARY_FIELDS = PROTECTED_LIBRARY_FIELDS.filter(
+  (field) => field !== 'status' && field !== 'rejection_reason',
+);
 
 export class UpdateReportStatusDto {
   @ApiProperty({ enum: REPORT_STATUSES })
@@ -169,7 +210,9 @@ export class ModerationPhotoResponse {
   @ApiProperty({ type: UserRefResponse, nullable: true })
   created_by: UserRefResponse | null;
   caption: string;
+  /** "" while the photo is rejected (its files are withdrawn from public view) */
   photo_url: string;
+  /** "" while the photo is rejected */
   thumbnail_url: string;
   @ApiProperty({ enum: PHOTO_STATUSES })
   status: string;
