@@ -10,6 +10,7 @@ import { serveMapAssets } from './map/map-page.js';
 import { AppLogger, PINO, requestLogger } from './common/logging/logging.module.js';
 import { answerClientErrors } from './common/http/client-error.js';
 import { deferredBodyParsers } from './common/http/deferred-body-parser.js';
+import { MediaStorage } from './common/media/media-storage.js';
 import { serveMedia } from './common/media/serve-media.js';
 import { buildOpenApiDocument } from './common/openapi/openapi.js';
 import type { AppConfig } from './config/app-config.js';
@@ -64,7 +65,7 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
       ...MAP_PAGE_PATHS.map((path) => ({ path, method: RequestMethod.GET })),
     ],
   });
-  serveMedia(app, config.mediaRoot);
+  serveMedia(app, config, app.get(MediaStorage));
   serveConsoleAssets(app);
   serveMapAssets(app);
   app.use(`/${API_PREFIX}/docs`, swaggerUiHeaders);

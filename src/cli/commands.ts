@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { StaffService } from '../users/staff.service.js';
 import { exportCommand } from './commands/export.js';
 import { importGeojsonCommand } from './commands/import-geojson.js';
+import { mediaToS3Command } from './commands/media-to-s3.js';
 import { seedCommand } from './commands/seed.js';
 import { required, UsageError, type CliCommand } from './cli-command.js';
 import { readSecret } from './password-input.js';
@@ -57,4 +58,5 @@ export const COMMANDS: Record<string, CliCommand> = {
   'import-geojson': importGeojsonCommand,
   seed: seedCommand,
   export: exportCommand,
+  'media-to-s3': mediaToS3Command,
 };

@@ -4,7 +4,7 @@ import { ApiError, RequestValidationError } from '../common/errors/api-error.js'
 import { MediaStorage } from '../common/media/media-storage.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
 import { libraryRef } from '../libraries/library.mapper.js';
-import { LibrariesService, type UploadedPhoto } from '../libraries/libraries.service.js';
+import { PhotoStore, type UploadedPhoto } from '../common/media/photo-store.js';
 import type {
   CommunityPhotoResponse,
   CreateCommunityPhotoDto,
@@ -24,7 +24,7 @@ export class CommunityPhotosService {
     private readonly photos: CommunityPhotosRepository,
     private readonly media: MediaStorage,
     private readonly libraries: LibrariesRepository,
-    private readonly librariesService: LibrariesService,
+    private readonly photoStore: PhotoStore,
   ) {}
 
   /** A community photo for an approved library, pending moderation; at most 3 pending or approved per user. */
@@ -42,8 +42,8 @@ export class CommunityPhotosService {
     if ((await this.photos.countActive(user.id, library.id)) >= PHOTOS_PER_USER_PER_LIBRARY) {
       throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);
     }
-    const stored = await this.librariesService.storePhoto(file, 'photos');
-    const row = await this.librariesService.withPhotoFiles(stored, () =>
+    const stored = await this.photoStore.store(file, 'photos');
+    const row = await this.photoStore.withFiles(stored, () =>
       this.photos.insertWithinLimit({
         libraryId: library.id,
         userId: user.id,
@@ -53,7 +53,7 @@ export class CommunityPhotosService {
       }),
     );
     if (!row) {
-      await this.librariesService.discardPhoto(stored);
+      await this.photoStore.discard(stored);
       throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);
     }
     return {

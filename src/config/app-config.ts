@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
+import type { S3MediaSettings } from '../common/media/s3-media-storage.js';
 import { EnvironmentVariables } from './env.schema.js';
 
 /** `staff`: requests authenticated as staff on staff endpoints, counted per user instead of per IP. */
@@ -37,6 +38,10 @@ export class AppConfig {
   };
   readonly dataDir!: string;
   readonly mediaRoot!: string;
+  /** Where media lives: MEDIA_ROOT on this machine, or an S3-compatible bucket shared by every instance. */
+  readonly mediaStorage!: { kind: 'local' } | ({ kind: 's3' } & S3MediaSettings);
+  /** GET /media/<key> answers 302 to `<mediaPublicBaseUrl>/<key>` when set (a CDN or public bucket). */
+  readonly mediaPublicBaseUrl!: string | null;
   /** The orphan sweep removes media files no row references once they are this old; runs every intervalHours (0 = start only). */
   readonly mediaSweep!: { graceHours: number; intervalHours: number };
   readonly redisUrl!: string | null;
@@ -211,6 +216,22 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     dataDir,
     mediaRoot: resolve(env.MEDIA_ROOT ?? join(dataDir, 'media')),
+    mediaStorage:
+      env.MEDIA_STORAGE === 's3'
+        ? {
+            kind: 's3',
+            bucket: env.S3_BUCKET!,
+            region: env.S3_REGION ?? 'us-east-1',
+            endpoint: env.S3_ENDPOINT ?? null,
+            forcePathStyle: env.S3_FORCE_PATH_STYLE ?? false,
+            credentials:
+              env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+                ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+                : null,
+            prefix: env.S3_PREFIX ?? '',
+          }
+        : { kind: 'local' },
+    mediaPublicBaseUrl: env.MEDIA_PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? null,
     mediaSweep: {
       graceHours: env.MEDIA_SWEEP_GRACE_HOURS ?? 24,
       intervalHours: env.MEDIA_SWEEP_INTERVAL_HOURS ?? 6,

@@ -117,6 +117,57 @@ export class EnvironmentVariables {
   MEDIA_ROOT?: string;
 
   @IsOptional()
+  @IsIn(['local', 's3'], { message: 'MEDIA_STORAGE must be local or s3' })
+  @Transform(toTrimmed)
+  MEDIA_STORAGE?: string;
+
+  /** Where GET /media/<key> redirects (302) instead of streaming, e.g. a CDN or a public bucket. */
+  @IsOptional()
+  @IsUrl(URL_OPTIONS, { message: 'MEDIA_PUBLIC_BASE_URL must be an http(s) URL' })
+  @Transform(toTrimmed)
+  MEDIA_PUBLIC_BASE_URL?: string;
+
+  @ValidateIf((env: EnvironmentVariables) => env.MEDIA_STORAGE === 's3')
+  @IsString({ message: 'S3_BUCKET is required when MEDIA_STORAGE=s3' })
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+    message: 'S3_BUCKET must be a bucket name (3-63 lower-case letters, digits, dots, hyphens)',
+  })
+  @Transform(toTrimmed)
+  S3_BUCKET?: string;
+
+  @IsOptional()
+  @Matches(/^[a-z0-9-]+$/, { message: 'S3_REGION must be a region name such as eu-west-1' })
+  @Transform(toTrimmed)
+  S3_REGION?: string;
+
+  @IsOptional()
+  @IsUrl(URL_OPTIONS, { message: 'S3_ENDPOINT must be an http(s) URL' })
+  @Transform(toTrimmed)
+  S3_ENDPOINT?: string;
+
+  @IsOptional()
+  @IsBoolean({ message: 'S3_FORCE_PATH_STYLE must be true or false' })
+  @Transform(toBool)
+  S3_FORCE_PATH_STYLE?: boolean;
+
+  @ValidateIf((env: EnvironmentVariables) => env.S3_SECRET_ACCESS_KEY !== undefined)
+  @IsString({ message: 'S3_ACCESS_KEY_ID is required with S3_SECRET_ACCESS_KEY' })
+  @Transform(toTrimmed)
+  S3_ACCESS_KEY_ID?: string;
+
+  @ValidateIf((env: EnvironmentVariables) => env.S3_ACCESS_KEY_ID !== undefined)
+  @IsString({ message: 'S3_SECRET_ACCESS_KEY is required with S3_ACCESS_KEY_ID' })
+  @Transform(toTrimmed)
+  S3_SECRET_ACCESS_KEY?: string;
+
+  @IsOptional()
+  @Matches(/^([a-z0-9][a-z0-9_.-]*\/)+$/i, {
+    message: 'S3_PREFIX must be folder names ending with a slash, e.g. bookcase/',
+  })
+  @Transform(toTrimmed)
+  S3_PREFIX?: string;
+
+  @IsOptional()
   @Matches(/^redis(s)?:\/\//, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   @Transform(toTrimmed)
   REDIS_URL?: string;

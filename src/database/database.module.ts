@@ -1,14 +1,19 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import {
   buildDataSourceOptions,
   DEFAULT_DATABASE_TIMEOUTS,
   type DatabaseTimeouts,
 } from './data-source-options.js';
+import { runMigrationsLocked } from './migrate-locked.js';
 
 @Module({})
 export class DatabaseModule {
-  /** Connects to `url` and applies pending migrations before the app serves anything. */
+  /**
+   * Connects to `url` and applies pending migrations before the app serves anything, under an advisory lock
+   * (runMigrationsLocked): instances starting together migrate once.
+   */
   static forRoot(
     url: string,
     poolSize: number,
@@ -18,11 +23,25 @@ export class DatabaseModule {
     return {
       module: DatabaseModule,
       imports: [
-        TypeOrmModule.forRoot({
-          ...buildDataSourceOptions(url, poolSize, timeouts),
-          migrationsRun: runMigrations,
-          retryAttempts: 2,
-          retryDelay: 1000,
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({
+            ...buildDataSourceOptions(url, poolSize, timeouts),
+            migrationsRun: false,
+            retryAttempts: 2,
+            retryDelay: 1000,
+          }),
+          dataSourceFactory: async (options) => {
+            const dataSource = await new DataSource(options!).initialize();
+            if (runMigrations) {
+              try {
+                await runMigrationsLocked(dataSource);
+              } catch (error) {
+                await dataSource.destroy().catch(() => undefined);
+                throw error;
+              }
+            }
+            return dataSource;
+          },
         }),
       ],
     };

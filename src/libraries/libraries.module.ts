@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { PhotoProcessor } from '../common/media/photo-processor.js';
 import { EnrichmentModule } from '../enrichment/enrichment.module.js';
 import { LibrariesController } from './libraries.controller.js';
 import { LibrariesRepository } from './libraries.repository.js';
@@ -9,7 +8,7 @@ import { LibraryMapper } from './library.mapper.js';
 @Module({
   imports: [EnrichmentModule],
   controllers: [LibrariesController],
-  providers: [LibrariesRepository, LibrariesService, LibraryMapper, PhotoProcessor],
-  exports: [LibrariesRepository, LibrariesService, LibraryMapper, PhotoProcessor],
+  providers: [LibrariesRepository, LibrariesService, LibraryMapper],
+  exports: [LibrariesRepository, LibrariesService, LibraryMapper],
 })
 export class LibrariesModule {}

@@ -3,21 +3,14 @@ import type { EntityManager } from 'typeorm';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { Clock } from '../common/clock.js';
 import { ApiError, RequestValidationError } from '../common/errors/api-error.js';
-import { MediaStorage } from '../common/media/media-storage.js';
-import {
-  INVALID_PHOTO_MESSAGE,
-  InvalidPhotoError,
-  PhotoProcessor,
-  photoKeys,
-  type PhotoFolder,
-} from '../common/media/photo-processor.js';
+import { PhotoStore, type UploadedPhoto } from '../common/media/photo-store.js';
 import {
   paginate,
   paginateTogether,
   type Page,
   type PaginationQueryDto,
 } from '../common/pagination/pagination.js';
-import { commitOutcomeUnknown, readAfterCommit } from '../database/transaction.js';
+import { readAfterCommit } from '../database/transaction.js';
 import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import type { CreateLibraryDto } from './dto/create-library.dto.js';
 import type {
@@ -37,10 +30,7 @@ import type { LibraryRow, LibraryValues } from './library.row.js';
 import { LibrariesRepository } from './libraries.repository.js';
 import { baseSlug } from './slug.js';
 
-/** A photo as PhotoUpload leaves it: the upload streamed to a temporary file, removed after the request. */
-export interface UploadedPhoto {
-  path: string;
-}
+export type { UploadedPhoto } from '../common/media/photo-store.js';
 
 export const EDITABLE_FIELDS: (keyof LibraryValues)[] = [
   'name',
@@ -68,8 +58,7 @@ export class LibrariesService {
   constructor(
     private readonly libraries: LibrariesRepository,
     private readonly mapper: LibraryMapper,
-    private readonly photos: PhotoProcessor,
-    private readonly media: MediaStorage,
+    private readonly photos: PhotoStore,
     private readonly clock: Clock,
     private readonly enrichment: EnrichmentQueue,
   ) {}
@@ -153,9 +142,9 @@ export class LibrariesService {
   ): Promise<CreatedLibraryResponse> {
     if (!file)
       throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
-    const keys = await this.storePhoto(file, 'libraries');
+    const keys = await this.photos.store(file, 'libraries');
     const allowed = dto.mapdb_submission_allowed === true;
-    const id = await this.withPhotoFiles(keys, () =>
+    const id = await this.photos.withFiles(keys, () =>
       this.libraries.transaction(async (manager) => {
         const values = this.valuesFrom(dto);
         const libraryId = await this.libraries.insert(manager, {
@@ -181,20 +170,6 @@ export class LibrariesService {
   }
 
   /**
-   * Runs `work` (the transaction recording the photo) and removes the photo's files only when it failed before its
-   * COMMIT: once a COMMIT began, files stay (a committed row always has its files; if the outcome is unknown the
-   * orphan sweep removes them later, should no row reference them).
-   */
-  async withPhotoFiles<T>(photo: PendingPhoto | null, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (photo && !commitOutcomeUnknown(error)) await this.discardPhoto(photo);
-      throw error;
-    }
-  }
-
-  /**
    * Owner edit. Pending: changed in place. Approved: staged in pending_changes / pending_photo for moderation,
    * the published values untouched. Rejected or someone else's: 404.
    */
@@ -212,8 +187,8 @@ export class LibrariesService {
     if (Object.keys(changes).length === 0 && !file)
       throw ApiError.badRequest('Provide at least one field to update.');
 
-    const keys = file ? await this.storePhoto(file, 'libraries') : null;
-    const replaced = await this.withPhotoFiles(keys, () =>
+    const keys = file ? await this.photos.store(file, 'libraries') : null;
+    const replaced = await this.photos.withFiles(keys, () =>
       this.libraries.transaction(async (manager) => {
         const row = await this.libraries.findBySlug(slug, user.id, manager, true);
         if (!row || row.created_by !== user.id || row.status === 'rejected')
@@ -308,26 +283,6 @@ export class LibrariesService {
     return changes;
   }
 
-  /** Validates and re-encodes the upload, then stores both files; 400 for anything that is not a usable image. */
-  async storePhoto(file: UploadedPhoto, folder: PhotoFolder): Promise<PendingPhoto> {
-    let processed;
-    try {
-      processed = await this.photos.process(file.path);
-    } catch (error) {
-      if (error instanceof InvalidPhotoError) throw ApiError.badRequest(INVALID_PHOTO_MESSAGE);
-      throw error;
-    }
-    const keys = photoKeys(folder);
-    await this.media.put(keys.main, processed.main, 'image/jpeg');
-    try {
-      await this.media.put(keys.thumbnail, processed.thumbnail, 'image/jpeg');
-    } catch (error) {
-      await this.media.delete(keys.main).catch(() => undefined);
-      throw error;
-    }
-    return { photo_key: keys.main, thumbnail_key: keys.thumbnail };
-  }
-
   /**
    * After a commit: deletes the files of a photo an edit replaced, unless a community photo still uses them (a
    * promoted primary). Never fails the request that committed: files it cannot judge now are left to the sweep.
@@ -341,14 +296,6 @@ export class LibrariesService {
       );
       return;
     }
-    await this.discardPhoto(photo);
-  }
-
-  async discardPhoto(photo: PendingPhoto): Promise<void> {
-    for (const key of [photo.photo_key, photo.thumbnail_key]) {
-      await this.media
-        .delete(key)
-        .catch((error: Error) => this.logger.warn(`could not delete ${key}: ${error.message}`));
-    }
+    await this.photos.discard(photo);
   }
 }

@@ -263,10 +263,9 @@ export class ModerationRepository {
   }
 
   /**
-   * Sets a community photo's status, with its effect on the library's primary photo (inside the caller's
-   * transaction): approving one whose library has no primary photo makes it the primary; withdrawing the approval of
-   * the photo that is the primary hands that role to the newest other approved community photo, or leaves the
-   * library without one (a rejected photo is never shown). Null when there is no such photo.
+   * Sets a community photo's status (inside the caller's transaction, the photo row locked); answers its library,
+   * files and previous status, null when there is no such photo. Its effect on the library's primary photo is the
+   * service's rule (ModerationService.promotePhoto).
    */
   async setPhotoStatus(
     manager: EntityManager,
@@ -283,27 +282,42 @@ export class ModerationRepository {
         RETURNING p.library_id, p.photo_key, p.thumbnail_key, old.status AS previous`,
       [status, id],
     );
-    if (!rows.length) return null;
-    const photo = rows[0];
-    if (status === 'approved') {
-      await manager.query(
-        `UPDATE libraries SET photo_key = $1, thumbnail_key = $2, updated_at = now()
-         WHERE id = $3 AND photo_key IS NULL`,
-        [photo.photo_key, photo.thumbnail_key, photo.library_id],
-      );
-    } else {
-      // No approved photo left: the sub-select yields no row and both keys become NULL.
-      await manager.query(
-        `UPDATE libraries SET (photo_key, thumbnail_key) = (
-           SELECT p.photo_key, p.thumbnail_key FROM library_photos p
-           WHERE p.library_id = $1 AND p.status = 'approved'
-           ORDER BY p.created_at DESC, p.id DESC LIMIT 1
-         ), updated_at = now()
-         WHERE id = $1 AND photo_key = $2`,
-        [photo.library_id, photo.photo_key],
-      );
-    }
-    return photo;
+    return rows[0] ?? null;
+  }
+
+  /** The library's primary photo key, its row locked until the transaction ends (null: none; undefined: no row). */
+  async lockPrimaryPhoto(
+    manager: EntityManager,
+    libraryId: number,
+  ): Promise<string | null | undefined> {
+    const rows = await manager.query<{ photo_key: string | null }[]>(
+      'SELECT photo_key FROM libraries WHERE id = $1 FOR UPDATE',
+      [libraryId],
+    );
+    return rows.length ? rows[0].photo_key : undefined;
+  }
+
+  /** The library's newest approved community photo (index library_photos_library_status_idx), null when none. */
+  async newestApprovedPhoto(manager: EntityManager, libraryId: number): Promise<PhotoKeys | null> {
+    const rows = await manager.query<PhotoKeys[]>(
+      `SELECT photo_key, thumbnail_key FROM library_photos
+        WHERE library_id = $1 AND status = 'approved'
+        ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [libraryId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Sets (or clears, with null) the library's primary photo. */
+  async setPrimaryPhoto(
+    manager: EntityManager,
+    libraryId: number,
+    photo: PhotoKeys | null,
+  ): Promise<void> {
+    await manager.query(
+      `UPDATE libraries SET photo_key = $1, thumbnail_key = $2, updated_at = now() WHERE id = $3`,
+      [photo?.photo_key ?? null, photo?.thumbnail_key ?? null, libraryId],
+    );
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

@@ -1,15 +1,12 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import { paginate, type Page } from '../common/pagination/pagination.js';
 import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
-import {
-  EDITABLE_FIELDS,
-  LibrariesService,
-  type UploadedPhoto,
-} from '../libraries/libraries.service.js';
+import { EDITABLE_FIELDS, LibrariesService } from '../libraries/libraries.service.js';
+import { PhotoStore, type UploadedPhoto } from '../common/media/photo-store.js';
 import { LibraryMapper, libraryRef } from '../libraries/library.mapper.js';
 import type { PendingPhoto } from '../libraries/library.entity.js';
 import type { LibraryRow, LibraryValues } from '../libraries/library.row.js';
@@ -101,11 +98,10 @@ export class ModerationService {
     private readonly librariesService: LibrariesService,
     private readonly mapper: LibraryMapper,
     private readonly media: MediaStorage,
+    private readonly photoStore: PhotoStore,
     private readonly audit: ModerationAuditService,
     private readonly enrichment: EnrichmentQueue,
   ) {}
-
-  private readonly logger = new Logger(ModerationService.name);
 
   async summary(): Promise<ModerationSummaryResponse> {
     const counts = await this.moderation.summary();
@@ -185,14 +181,7 @@ export class ModerationService {
 
   /** Withdraws or restores files after the decision is committed; a failure is logged, the decision stands. */
   private async moveFiles(move: MediaMove | null): Promise<void> {
-    if (!move) return;
-    try {
-      for (const key of move.keys) await this.media[move.action](key);
-    } catch (error) {
-      this.logger.error(
-        `could not ${move.action} the files of ${move.what}: ${(error as Error).message}`,
-      );
-    }
+    if (move) await this.photoStore.move(move.action, move.keys, move.what);
   }
 
   /**
@@ -212,7 +201,7 @@ export class ModerationService {
       throw ApiError.badRequest('Provide at least one field to update.');
     if (!(await this.moderation.findLibrary(slug))) throw ApiError.notFound();
 
-    const photo = file ? await this.librariesService.storePhoto(file, 'libraries') : null;
+    const photo = file ? await this.photoStore.store(file, 'libraries') : null;
     let replaced: PendingPhoto | null = null;
     let move: MediaMove | null = null;
     try {
@@ -255,7 +244,7 @@ export class ModerationService {
           );
       });
     } catch (error) {
-      if (photo) await this.librariesService.discardPhoto(photo);
+      if (photo) await this.photoStore.discard(photo);
       throw error;
     }
     if (replaced) await this.librariesService.discardReplacedPhoto(replaced);
@@ -360,6 +349,7 @@ export class ModerationService {
     const photo = await this.moderation.transaction(async (manager) => {
       const changed = await this.moderation.setPhotoStatus(manager, id, status);
       if (!changed) throw ApiError.notFound();
+      await this.promotePhoto(manager, changed, status);
       await this.audit.record(manager, PHOTO_STATUS_KINDS[status], actor, changed.library_id, {
         photo_id: id,
         from: changed.previous,
@@ -374,7 +364,28 @@ export class ModerationService {
     return this.photo((await this.moderation.findPhoto(id))!);
   }
 
-  private userRef(id: number | null, username: string | null) {
+  /**
+   * The primary-photo rule of a community photo's new status (inside the decision's transaction, the library row
+   * locked): approving one whose library has no primary photo makes it the primary; withdrawing the approval of the
+   * photo that is the primary hands that role to the newest other approved community photo, or leaves the library
+   * without one (a rejected photo is never shown).
+   */
+  private async promotePhoto(
+    manager: EntityManager,
+    photo: { library_id: number; photo_key: string; thumbnail_key: string },
+    status: string,
+  ): Promise<void> {
+    const primary = await this.moderation.lockPrimaryPhoto(manager, photo.library_id);
+    if (primary === undefined) return;
+    if (status === 'approved') {
+      if (primary === null) await this.moderation.setPrimaryPhoto(manager, photo.library_id, photo);
+    } else if (primary === photo.photo_key) {
+      const next = await this.moderation.newestApprovedPhoto(manager, photo.library_id);
+      await this.moderation.setPrimaryPhoto(manager, photo.library_id, next);
+    }
+  }
+
+    private userRef(id: number | null, username: string | null) {
     return id !== null && username !== null ? { id, username } : null;
   }
 

@@ -5,7 +5,7 @@ import { paginate, type Page, type PaginationQueryDto } from '../common/paginati
 import type { MyReportResponse, ReportCreatedResponse } from '../libraries/dto/library.response.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
 import { libraryRef } from '../libraries/library.mapper.js';
-import { LibrariesService, type UploadedPhoto } from '../libraries/libraries.service.js';
+import { PhotoStore, type UploadedPhoto } from '../common/media/photo-store.js';
 import type { CreateReportDto } from './dto/create-report.dto.js';
 import { ReportsRepository } from './reports.repository.js';
 
@@ -14,7 +14,7 @@ export class ReportsService {
   constructor(
     private readonly reports: ReportsRepository,
     private readonly libraries: LibrariesRepository,
-    private readonly librariesService: LibrariesService,
+    private readonly photoStore: PhotoStore,
   ) {}
 
   /** Reports an approved library (anything else is 404), with an optional photo through the photo pipeline. */
@@ -26,8 +26,8 @@ export class ReportsService {
   ): Promise<ReportCreatedResponse> {
     const library = await this.libraries.findBySlug(slug, null);
     if (!library || library.status !== 'approved') throw ApiError.notFound();
-    const photo = file ? await this.librariesService.storePhoto(file, 'reports') : null;
-    const row = await this.librariesService.withPhotoFiles(photo, () =>
+    const photo = file ? await this.photoStore.store(file, 'reports') : null;
+    const row = await this.photoStore.withFiles(photo, () =>
       this.reports.insert({
         libraryId: library.id,
         userId: user.id,

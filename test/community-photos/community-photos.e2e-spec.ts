@@ -54,7 +54,10 @@ describe('community photos', () => {
     await db?.drop();
   });
 
-  const photoFiles = (): string[] => mediaFiles(`${t.config.mediaRoot}/photos`);
+  const photoFiles = async (): Promise<string[]> =>
+    (await mediaFiles(t))
+      .filter((key) => key.startsWith('photos/'))
+      .map((key) => key.slice('photos/'.length));
   const photoRows = (userId: number, libraryId: number): Promise<number> =>
     countRows(
       db.url,
@@ -86,7 +89,7 @@ describe('community photos', () => {
 
     it('201: {id, caption, status pending, created_at}; the row is pending and the files are stored', async () => {
       const library = await insertLibrary(db.url);
-      const before = photoFiles().length;
+      const before = (await photoFiles()).length;
       const res = await postPhoto(t.http, alice.access, library.slug, {
         caption: '  Spring shelf  ',
       });
@@ -105,7 +108,7 @@ describe('community photos', () => {
         [res.body.id, library.id, alice.id],
       );
       expect(rows).toBe(1);
-      expect(photoFiles().length).toBe(before + 2);
+      expect((await photoFiles()).length).toBe(before + 2);
     });
 
     it('caption is optional ("" when left out) and may be 200 characters', async () => {
@@ -146,12 +149,12 @@ describe('community photos', () => {
 
     it('a caption over 200 characters is 422 at [form, caption]; nothing stored', async () => {
       const library = await insertLibrary(db.url);
-      const before = photoFiles();
+      const before = (await photoFiles());
       const res = await postPhoto(t.http, alice.access, library.slug, { caption: 'c'.repeat(201) });
       expect([res.status, res.body.message]).toEqual([422, 'Validation error.']);
       expectOnlyErrorsAt(res.body, ['form', 'caption']);
       expect(await photoRows(alice.id, library.id)).toBe(0);
-      expect(photoFiles()).toEqual(before);
+      expect((await photoFiles())).toEqual(before);
     });
 
     it.each([
@@ -160,13 +163,13 @@ describe('community photos', () => {
       ['a JPEG signature with noise behind it', () => jpegLookalike(4096)],
     ])('%s is 400 with the invalid-image message; nothing stored', async (_name, make) => {
       const library = await insertLibrary(db.url);
-      const before = photoFiles();
+      const before = (await photoFiles());
       const res = await postPhoto(t.http, alice.access, library.slug, {
         photo: { data: make(), filename: 'photo.jpg', contentType: 'image/jpeg' },
       });
       expect([res.status, res.body]).toEqual([400, INVALID_PHOTO]);
       expect(await photoRows(alice.id, library.id)).toBe(0);
-      expect(photoFiles()).toEqual(before);
+      expect((await photoFiles())).toEqual(before);
     });
 
     it('exactly 8 MB passes the size check (and is then judged as an image)', async () => {
@@ -182,24 +185,24 @@ describe('community photos', () => {
       ['9 MB', 9 * 1024 * 1024],
     ])('%s is 413; nothing stored', async (_name, size) => {
       const library = await insertLibrary(db.url);
-      const before = photoFiles();
+      const before = (await photoFiles());
       const res = await postPhoto(t.http, alice.access, library.slug, {
         photo: { data: jpegLookalike(size) },
       });
       expect([res.status, res.body]).toEqual([413, PHOTO_TOO_LARGE]);
       expect(await photoRows(alice.id, library.id)).toBe(0);
-      expect(photoFiles()).toEqual(before);
+      expect((await photoFiles())).toEqual(before);
     });
 
     it.each(['pending', 'rejected'] as const)(
       'a %s library is 404, even for its submitter; nothing stored',
       async (status) => {
         const library = await insertLibrary(db.url, { status, created_by: alice.id });
-        const before = photoFiles();
+        const before = (await photoFiles());
         const res = await postPhoto(t.http, alice.access, library.slug);
         expect([res.status, res.body]).toEqual([404, NOT_FOUND]);
         expect(await photoRows(alice.id, library.id)).toBe(0);
-        expect(photoFiles()).toEqual(before);
+        expect((await photoFiles())).toEqual(before);
       },
     );
 
@@ -215,11 +218,11 @@ describe('community photos', () => {
       for (let index = 0; index < 3; index += 1) {
         expect((await postPhoto(t.http, alice.access, library.slug)).status).toBe(201);
       }
-      const before = photoFiles();
+      const before = (await photoFiles());
       const res = await postPhoto(t.http, alice.access, library.slug);
       expect([res.status, res.body]).toEqual([400, PHOTO_LIMIT]);
       expect(await photoRows(alice.id, library.id)).toBe(3);
-      expect(photoFiles()).toEqual(before);
+      expect((await photoFiles())).toEqual(before);
     });
 
     it('approved photos count; a rejected one frees its slot', async () => {
@@ -265,7 +268,7 @@ describe('community photos', () => {
     it('10 parallel POSTs by one user: exactly 3 × 201 and 7 × 400, no orphan files', async () => {
       const racer = await registerUser(t.http);
       const library = await insertLibrary(db.url);
-      const before = photoFiles().length;
+      const before = (await photoFiles()).length;
       const responses = await Promise.all(
         Array.from({ length: 10 }, (_, index) =>
           postPhoto(t.http, racer.access, library.slug, { caption: `#${index}` }),
@@ -277,7 +280,7 @@ describe('community photos', () => {
         expect(res.body).toEqual(PHOTO_LIMIT);
       expect(await photoRows(racer.id, library.id)).toBe(3);
       // Main image and thumbnail of each accepted photo, nothing of the refused ones.
-      expect(photoFiles().length).toBe(before + 6);
+      expect((await photoFiles()).length).toBe(before + 6);
     });
   });
 

@@ -3,8 +3,6 @@
  * files it writes through media storage, and the three public routes with their conditional requests.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import request from 'supertest';
 import { ExportJob } from '../../src/export/export.job.js';
@@ -20,7 +18,7 @@ import { registerUser } from '../support/auth.js';
 import { createTestApp, itWithDatabaseServer, type TestApp } from '../support/app.js';
 import { insertCommunityPhoto, insertReport } from '../support/community.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
-import { insertLibrary, ISO_MS, ITEM_FIELDS } from '../support/libraries.js';
+import { insertLibrary, ISO_MS, ITEM_FIELDS, mediaFiles } from '../support/libraries.js';
 
 const DAY = 86_400_000;
 const BASE = '/api/v1/libraries/export';
@@ -61,13 +59,10 @@ describe('open-data export', () => {
   let job: ExportJob;
 
   const get = (path: string) => request(t.http).get(`${BASE}/${path}`).buffer(true).parse(binary);
-  const exportFiles = () => {
-    try {
-      return readdirSync(join(t.config.mediaRoot, 'exports')).sort();
-    } catch {
-      return [];
-    }
-  };
+  const exportFiles = async () =>
+    (await mediaFiles(t))
+      .filter((key) => key.startsWith('exports/'))
+      .map((key) => key.slice('exports/'.length));
   const publishedCount = () =>
     withClient(db.url, async (client) => {
       const { rows } = await client.query<{ n: number }>(
@@ -293,11 +288,11 @@ describe('open-data export', () => {
 
   it('writes no new version while nothing changed, and a new one when a library does', async () => {
     const before = await get('metadata.json');
-    const files = exportFiles();
+    const files = (await exportFiles());
     t.clock.advance(DAY);
     const result = await run();
     expect(result.outcome).toBe('unchanged');
-    expect(exportFiles()).toEqual(files);
+    expect((await exportFiles())).toEqual(files);
     const after = await get('metadata.json');
     expect(after.headers.etag).toBe(before.headers.etag);
 
@@ -332,7 +327,7 @@ describe('open-data export', () => {
       return rows.map((row) => row.file_stem);
     });
     expect(stems).toHaveLength(7);
-    expect(exportFiles()).toEqual(
+    expect((await exportFiles())).toEqual(
       stems
         .flatMap((stem) => [`${stem}.geojson`, `${stem}.geojson.gz`, `${stem}.metadata.json`])
         .sort(),
@@ -358,10 +353,10 @@ describe('open-data export', () => {
     await t.app
       .get(MediaStorage)
       .put(`exports/${stem}.geojson`, Buffer.from('{"partial'), 'application/geo+json');
-    expect(exportFiles()).toContain(`${stem}.geojson`);
+    expect((await exportFiles())).toContain(`${stem}.geojson`);
     t.clock.advance(DAY);
     await run();
-    expect(exportFiles()).not.toContain(`${stem}.geojson`);
+    expect((await exportFiles())).not.toContain(`${stem}.geojson`);
     const building = await withClient(db.url, (client) =>
       client.query(`SELECT 1 FROM export_versions WHERE status = 'building'`),
     );

@@ -94,7 +94,7 @@ describe('hostile input (issue 14)', () => {
     reports: await countRows(db.url, 'SELECT count(*)::int AS n FROM reports'),
     favourites: await countRows(db.url, 'SELECT count(*)::int AS n FROM favourites'),
     sessions: await countRows(db.url, 'SELECT count(*)::int AS n FROM console_sessions'),
-    media: mediaFiles(t.config.mediaRoot).length,
+    media: (await mediaFiles(t)).length,
   });
 
   /** Runs `send`, expects `status` and `body`, and that no table or media file changed. */

@@ -12,6 +12,7 @@ import { Clock } from '../../src/common/clock.js';
 import { AppConfig, loadConfig } from '../../src/config/app-config.js';
 import { FakeClock } from './clock.js';
 import { checkResponsesAgainstDocument } from './response-contract.js';
+import { startS3Server, testMediaOnS3, type TestS3Server } from './s3-server.js';
 
 export const TEST_JWT_SECRET = 'test-secret-0123456789-0123456789-0123456789';
 
@@ -19,6 +20,8 @@ export interface TestApp {
   app: NestExpressApplication;
   config: AppConfig;
   clock: FakeClock;
+  /** The loopback S3 server and bucket when the app stores media there (TEST_MEDIA_STORAGE=s3). */
+  s3: { server: TestS3Server; bucket: string } | null;
   /** The Express server, for supertest. */
   http: ReturnType<NestExpressApplication['getHttpServer']>;
   close(): Promise<void>;
@@ -39,6 +42,12 @@ export interface TestAppOptions {
 /** The real application on a real database, configured exactly as main.ts does, with a fake clock. */
 export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bookcase-test-'));
+  // The media suites' second run: every app that does not choose its own storage keeps its media on s3rver.
+  let s3: TestApp['s3'] = null;
+  if (testMediaOnS3 && !options.env?.MEDIA_STORAGE && !options.env?.MEDIA_ROOT) {
+    const server = await startS3Server();
+    s3 = { server, bucket: await server.createBucket() };
+  }
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     DATABASE_URL: options.databaseUrl,
@@ -58,6 +67,7 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     ...(options.redis
       ? { REDIS_URL: requireRedisUrl(), REDIS_KEY_PREFIX: `t${randomBytes(6).toString('hex')}:` }
       : {}),
+    ...(s3 ? s3.server.env(s3.bucket) : {}),
     ...options.env,
   };
   const config = loadConfig(env);
@@ -90,9 +100,11 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     app,
     config,
     clock,
+    s3,
     http: app.getHttpServer(),
     close: async () => {
       await app.close();
+      await s3?.server.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import request from 'supertest';
 import { bearer, type HttpTarget } from './auth.js';
 import { withClient } from './database.js';
+import type { TestApp } from './app.js';
 
 /** The 23 fields of the public library item (api-spec.md, decisions.md §4), sorted. */
 export const ITEM_FIELDS = [
@@ -360,8 +361,15 @@ export async function createLibrary(
 // Media
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Every file under the media root, relative paths, sorted. */
-export function mediaFiles(root: string): string[] {
+/** Every stored media file (relative keys, sorted): the files under MEDIA_ROOT, or the bucket's live objects. */
+export async function mediaFiles(target: string | Pick<TestApp, 'config' | 's3'>): Promise<string[]> {
+  if (typeof target !== 'string' && target.s3) {
+    const prefix = target.config.mediaStorage.kind === 's3' ? target.config.mediaStorage.prefix : '';
+    return (await target.s3.server.keys(target.s3.bucket, prefix))
+      .map((key) => key.slice(prefix.length))
+      .filter((key) => !key.startsWith('_withdrawn/'));
+  }
+  const root = typeof target === 'string' ? target : target.config.mediaRoot;
   const files: string[] = [];
   const walk = (dir: string) => {
     let entries;
@@ -378,6 +386,15 @@ export function mediaFiles(root: string): string[] {
   };
   walk(root);
   return files.sort();
+}
+
+/** The withdrawn media files (relative keys, sorted): `<MEDIA_ROOT>.withdrawn`, or the bucket's `_withdrawn/`. */
+export async function withdrawnFiles(t: Pick<TestApp, 'config' | 's3'>): Promise<string[]> {
+  if (t.s3) {
+    const prefix = `${t.config.mediaStorage.kind === 's3' ? t.config.mediaStorage.prefix : ''}_withdrawn/`;
+    return (await t.s3.server.keys(t.s3.bucket, prefix)).map((key) => key.slice(prefix.length));
+  }
+  return mediaFiles(`${t.config.mediaRoot}.withdrawn`);
 }
 
 /** GET a media URL through the app and answer its bytes. */

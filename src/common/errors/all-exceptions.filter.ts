@@ -12,6 +12,7 @@ import {
   DATABASE_RETRY_AFTER_SECONDS,
   isDatabaseUnavailable,
 } from '../../database/database-unavailable.js';
+import { INVALID_PHOTO_MESSAGE, InvalidPhotoError } from '../media/photo-processor.js';
 import { ApiError, type ErrorDetails } from './api-error.js';
 
 export interface ErrorBody {
@@ -94,6 +95,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof ApiError) {
       return [exception.getStatus(), { message: exception.message, details: exception.details }];
     }
+    // The photo store's media error: anything that is not a usable image.
+    if (exception instanceof InvalidPhotoError)
+      return [400, { message: INVALID_PHOTO_MESSAGE, details: null }];
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status >= 500) this.logUnexpected(exception, request);

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, opendir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  open,
+  opendir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -62,6 +72,22 @@ export class LocalMediaStorage extends MediaStorage {
     }
   }
 
+  /** The top-level folders of this storage (what `list` can be asked for). */
+  async folders(): Promise<string[]> {
+    const entries = await readdir(this.root, { withFileTypes: true }).catch(() => []);
+    return entries
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .filter((name) => {
+        try {
+          assertSafeKey(name);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+  }
+
   async openRead(key: string): Promise<Readable> {
     // Opening first makes a missing file a rejection here rather than an error event mid-response.
     const handle = await open(this.path(key), 'r');
@@ -101,7 +127,7 @@ export class LocalMediaStorage extends MediaStorage {
         if (entry.isDirectory()) pending.push(key);
         else if (entry.isFile()) {
           const info = await stat(join(this.root, key)).catch(() => null);
-          if (info) yield { key, modifiedAt: info.mtime };
+          if (info) yield { key, modifiedAt: info.mtime, size: info.size };
         }
       }
     }

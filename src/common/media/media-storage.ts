@@ -5,6 +5,8 @@ export interface StoredMedia {
   key: string;
   /** When it was last written (the storage's own clock). */
   modifiedAt: Date;
+  /** Its size in bytes. */
+  size: number;
 }
 
 /** Where uploaded media (and generated files such as the open-data export) lives. Keys are relative paths such as `libraries/ab/abcd.jpg`. */
