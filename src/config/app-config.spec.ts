@@ -179,4 +179,63 @@ describe('parseDuration', () => {
   ])('%s is %d seconds', (text, seconds) => {
     expect(parseDuration(text)).toBe(seconds);
   });
+
+  describe('media storage', () => {
+    const base = { DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: SECRET };
+
+    it('is the local disk by default, with no public base URL', () => {
+      const config = loadConfig(base);
+      expect(config.mediaStorage).toEqual({ kind: 'local' });
+      expect(config.mediaPublicBaseUrl).toBeNull();
+    });
+
+    it('reads the S3 settings, with the SDK credential chain when no key is given', () => {
+      const config = loadConfig({
+        ...base,
+        MEDIA_STORAGE: 's3',
+        S3_BUCKET: 'bookcase-media',
+        S3_ENDPOINT: 'http://minio:9000',
+        S3_FORCE_PATH_STYLE: 'true',
+        S3_PREFIX: 'prod/',
+        MEDIA_PUBLIC_BASE_URL: 'https://cdn.example.org/prod/',
+      });
+      expect(config.mediaStorage).toEqual({
+        kind: 's3',
+        bucket: 'bookcase-media',
+        region: 'us-east-1',
+        endpoint: 'http://minio:9000',
+        forcePathStyle: true,
+        credentials: null,
+        prefix: 'prod/',
+      });
+      expect(config.mediaPublicBaseUrl).toBe('https://cdn.example.org/prod');
+      expect(
+        loadConfig({
+          ...base,
+          MEDIA_STORAGE: 's3',
+          S3_BUCKET: 'b-1',
+          S3_ACCESS_KEY_ID: 'id',
+          S3_SECRET_ACCESS_KEY: 'secret',
+        }).mediaStorage,
+      ).toMatchObject({ credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } });
+    });
+
+    it('refuses incomplete or malformed S3 settings, naming each', () => {
+      expect(() => loadConfig({ ...base, MEDIA_STORAGE: 'ftp' })).toThrow(/MEDIA_STORAGE/);
+      expect(() => loadConfig({ ...base, MEDIA_STORAGE: 's3' })).toThrow(/S3_BUCKET is required/);
+      expect(() => loadConfig({ ...base, MEDIA_STORAGE: 's3', S3_BUCKET: 'Bad_Bucket' })).toThrow(
+        /S3_BUCKET/,
+      );
+      const s3 = { ...base, MEDIA_STORAGE: 's3', S3_BUCKET: 'ok-bucket' };
+      expect(() => loadConfig({ ...s3, S3_ACCESS_KEY_ID: 'id' })).toThrow(/S3_SECRET_ACCESS_KEY/);
+      expect(() => loadConfig({ ...s3, S3_ENDPOINT: 'minio:9000' })).toThrow(/S3_ENDPOINT/);
+      expect(() => loadConfig({ ...s3, S3_PREFIX: 'no-slash' })).toThrow(/S3_PREFIX/);
+      expect(() => loadConfig({ ...s3, S3_FORCE_PATH_STYLE: 'maybe' })).toThrow(
+        /S3_FORCE_PATH_STYLE/,
+      );
+      expect(() => loadConfig({ ...base, MEDIA_PUBLIC_BASE_URL: 'cdn' })).toThrow(
+        /MEDIA_PUBLIC_BASE_URL/,
+      );
+    });
+  });
 });

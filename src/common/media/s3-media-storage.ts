@@ -150,7 +150,9 @@ export class S3MediaStorage extends MediaStorage {
     } catch (error) {
       if (isNotFound(error)) return null;
       const status = statusOf(error);
-      if (status === 304 || status === 416) return { status, body: null };
+      // A 304 answers a matching If-None-Match (or an unchanged If-Modified-Since): the client's validator stands.
+      if (status === 304) return { status, body: null, etag: request.ifNoneMatch };
+      if (status === 416) return { status, body: null };
       throw error;
     }
     return {
