@@ -89,20 +89,61 @@ const jestOk = step('jest', jestNode, [
   ...jestArgs,
 ]);
 
-let results = null;
-try {
-  results = JSON.parse(readFileSync(report, 'utf8'));
-} catch {
-  // Jest did not write a report (it crashed before running): counted as one failure below.
+function count(reportFile) {
+  let results = null;
+  try {
+    results = JSON.parse(readFileSync(reportFile, 'utf8'));
+  } catch {
+    // Jest did not write a report (it crashed before running): counted as one failure below.
+  }
+  if (results) {
+    passed += results.numPassedTests;
+    failed += results.numFailedTests;
+    if (results.numRuntimeErrorTestSuites) failed += results.numRuntimeErrorTestSuites;
+    if (results.numPendingTests) process.stdout.write(`(${results.numPendingTests} skipped)\n`);
+  } else {
+    failed += 1;
+  }
 }
-if (results) {
-  passed += results.numPassedTests;
-  failed += results.numFailedTests;
-  if (results.numRuntimeErrorTestSuites) failed += results.numRuntimeErrorTestSuites;
-  if (results.numPendingTests) process.stdout.write(`(${results.numPendingTests} skipped)\n`);
-} else {
-  failed += 1;
+count(report);
+
+/**
+ * The media suites a second time with every app's media on a loopback S3 server (s3rver, the app on the AWS SDK):
+ * MEDIA_STORAGE=s3 must pass what the local disk passes. Only on a full run (no Jest arguments).
+ */
+const MEDIA_SUITES = [
+  'test/libraries/create.e2e-spec.ts',
+  'test/libraries/upload.e2e-spec.ts',
+  'test/libraries/owner-edit.e2e-spec.ts',
+  'test/libraries/detail.e2e-spec.ts',
+  'test/libraries/reports-and-mine.e2e-spec.ts',
+  'test/community-photos/community-photos.e2e-spec.ts',
+  'test/moderation/libraries.e2e-spec.ts',
+  'test/moderation/photos.e2e-spec.ts',
+  'test/moderation/reports.e2e-spec.ts',
+  'test/moderation/staff-edit-and-audit.e2e-spec.ts',
+  'test/export/export.e2e-spec.ts',
+];
+let s3Ok = true;
+if (jestArgs.length === 0 && !serial) {
+  const s3Report = join(mkdtempSync(join(tmpdir(), 'bookcase-jest-s3-')), 'report.json');
+  s3Ok = step(
+    'jest (media suites, MEDIA_STORAGE=s3)',
+    jestNode,
+    [
+      '--experimental-vm-modules',
+      '--no-warnings=ExperimentalWarning',
+      'node_modules/jest/bin/jest.js',
+      '--selectProjects',
+      'e2e',
+      '--json',
+      `--outputFile=${s3Report}`,
+      ...MEDIA_SUITES,
+    ],
+    { TEST_MEDIA_STORAGE: 's3' },
+  );
+  count(s3Report);
 }
-const ok = jestOk && failed === 0;
+const ok = jestOk && s3Ok && failed === 0;
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(ok ? 0 : 1);

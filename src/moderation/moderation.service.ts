@@ -385,7 +385,7 @@ export class ModerationService {
     }
   }
 
-    private userRef(id: number | null, username: string | null) {
+  private userRef(id: number | null, username: string | null) {
     return id !== null && username !== null ? { id, username } : null;
   }
 

@@ -13,7 +13,13 @@ import { OrphanMediaSweep } from '../../src/common/media/orphan-media-sweep.js';
 import { registerUser, type RegisteredUser } from '../support/auth.js';
 import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createLibrary, fetchMedia, jpeg, mediaFiles, withdrawnFiles } from '../support/libraries.js';
+import {
+  createLibrary,
+  fetchMedia,
+  jpeg,
+  mediaFiles,
+  withdrawnFiles,
+} from '../support/libraries.js';
 import { cleanEnv, runNode } from '../support/processes.js';
 import { startS3Server, type TestS3Server } from '../support/s3-server.js';
 
@@ -28,11 +34,11 @@ const MEDIA_HEADERS = {
   'accept-ranges': 'bytes',
 };
 
-function binary(res: NodeJS.ReadableStream, callback: (error: Error | null, body: Buffer) => void) {
+const binary = (res: request.Response, callback: (error: Error | null, body: Buffer) => void) => {
   const chunks: Buffer[] = [];
   res.on('data', (chunk: Buffer) => chunks.push(chunk));
   res.on('end', () => callback(null, Buffer.concat(chunks)));
-}
+};
 
 describe('media on S3-compatible storage', () => {
   let db: TestDatabase;
@@ -159,9 +165,7 @@ describe('media on S3-compatible storage', () => {
     const key = (created.photo_url as string).replace(/^\/media\//, '');
     const media = bucketApp.app.get(MediaStorage);
     await media.put('libraries/ff/orphan.jpg', photo, 'image/jpeg');
-    const result = await bucketApp.app
-      .get(OrphanMediaSweep)
-      .sweep(60_000, Date.now() + 3_600_000);
+    const result = await bucketApp.app.get(OrphanMediaSweep).sweep(60_000, Date.now() + 3_600_000);
     expect(result?.removed).toContain('libraries/ff/orphan.jpg');
     expect(result?.removed).not.toContain(key);
     expect(await media.exists('libraries/ff/orphan.jpg')).toBe(false);
@@ -244,7 +248,12 @@ describe('media on S3-compatible storage', () => {
       const wrong = await runNode(
         CLI,
         ['media-to-s3'],
-        cleanEnv({ DATABASE_URL: db.url, JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: dir, MEDIA_ROOT: root }),
+        cleanEnv({
+          DATABASE_URL: db.url,
+          JWT_SECRET: TEST_JWT_SECRET,
+          DATA_DIR: dir,
+          MEDIA_ROOT: root,
+        }),
       );
       expect(wrong.code).toBe(64);
       expect(wrong.stderr).toContain('Set MEDIA_STORAGE=s3');

@@ -362,9 +362,12 @@ export async function createLibrary(
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Every stored media file (relative keys, sorted): the files under MEDIA_ROOT, or the bucket's live objects. */
-export async function mediaFiles(target: string | Pick<TestApp, 'config' | 's3'>): Promise<string[]> {
+export async function mediaFiles(
+  target: string | Pick<TestApp, 'config' | 's3'>,
+): Promise<string[]> {
   if (typeof target !== 'string' && target.s3) {
-    const prefix = target.config.mediaStorage.kind === 's3' ? target.config.mediaStorage.prefix : '';
+    const prefix =
+      target.config.mediaStorage.kind === 's3' ? target.config.mediaStorage.prefix : '';
     return (await target.s3.server.keys(target.s3.bucket, prefix))
       .map((key) => key.slice(prefix.length))
       .filter((key) => !key.startsWith('_withdrawn/'));

@@ -167,7 +167,9 @@ export class S3MediaStorage extends MediaStorage {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    await this.client.send(
+      new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
+    );
   }
 
   async exists(key: string): Promise<boolean> {
