@@ -149,12 +149,12 @@ describe('community photos', () => {
 
     it('a caption over 200 characters is 422 at [form, caption]; nothing stored', async () => {
       const library = await insertLibrary(db.url);
-      const before = (await photoFiles());
+      const before = await photoFiles();
       const res = await postPhoto(t.http, alice.access, library.slug, { caption: 'c'.repeat(201) });
       expect([res.status, res.body.message]).toEqual([422, 'Validation error.']);
       expectOnlyErrorsAt(res.body, ['form', 'caption']);
       expect(await photoRows(alice.id, library.id)).toBe(0);
-      expect((await photoFiles())).toEqual(before);
+      expect(await photoFiles()).toEqual(before);
     });
 
     it.each([
@@ -163,13 +163,13 @@ describe('community photos', () => {
       ['a JPEG signature with noise behind it', () => jpegLookalike(4096)],
     ])('%s is 400 with the invalid-image message; nothing stored', async (_name, make) => {
       const library = await insertLibrary(db.url);
-      const before = (await photoFiles());
+      const before = await photoFiles();
       const res = await postPhoto(t.http, alice.access, library.slug, {
         photo: { data: make(), filename: 'photo.jpg', contentType: 'image/jpeg' },
       });
       expect([res.status, res.body]).toEqual([400, INVALID_PHOTO]);
       expect(await photoRows(alice.id, library.id)).toBe(0);
-      expect((await photoFiles())).toEqual(before);
+      expect(await photoFiles()).toEqual(before);
     });
 
     it('exactly 8 MB passes the size check (and is then judged as an image)', async () => {
@@ -185,24 +185,24 @@ describe('community photos', () => {
       ['9 MB', 9 * 1024 * 1024],
     ])('%s is 413; nothing stored', async (_name, size) => {
       const library = await insertLibrary(db.url);
-      const before = (await photoFiles());
+      const before = await photoFiles();
       const res = await postPhoto(t.http, alice.access, library.slug, {
         photo: { data: jpegLookalike(size) },
       });
       expect([res.status, res.body]).toEqual([413, PHOTO_TOO_LARGE]);
       expect(await photoRows(alice.id, library.id)).toBe(0);
-      expect((await photoFiles())).toEqual(before);
+      expect(await photoFiles()).toEqual(before);
     });
 
     it.each(['pending', 'rejected'] as const)(
       'a %s library is 404, even for its submitter; nothing stored',
       async (status) => {
         const library = await insertLibrary(db.url, { status, created_by: alice.id });
-        const before = (await photoFiles());
+        const before = await photoFiles();
         const res = await postPhoto(t.http, alice.access, library.slug);
         expect([res.status, res.body]).toEqual([404, NOT_FOUND]);
         expect(await photoRows(alice.id, library.id)).toBe(0);
-        expect((await photoFiles())).toEqual(before);
+        expect(await photoFiles()).toEqual(before);
       },
     );
 
@@ -218,11 +218,11 @@ describe('community photos', () => {
       for (let index = 0; index < 3; index += 1) {
         expect((await postPhoto(t.http, alice.access, library.slug)).status).toBe(201);
       }
-      const before = (await photoFiles());
+      const before = await photoFiles();
       const res = await postPhoto(t.http, alice.access, library.slug);
       expect([res.status, res.body]).toEqual([400, PHOTO_LIMIT]);
       expect(await photoRows(alice.id, library.id)).toBe(3);
-      expect((await photoFiles())).toEqual(before);
+      expect(await photoFiles()).toEqual(before);
     });
 
     it('approved photos count; a rejected one frees its slot', async () => {

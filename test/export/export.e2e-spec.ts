@@ -288,11 +288,11 @@ describe('open-data export', () => {
 
   it('writes no new version while nothing changed, and a new one when a library does', async () => {
     const before = await get('metadata.json');
-    const files = (await exportFiles());
+    const files = await exportFiles();
     t.clock.advance(DAY);
     const result = await run();
     expect(result.outcome).toBe('unchanged');
-    expect((await exportFiles())).toEqual(files);
+    expect(await exportFiles()).toEqual(files);
     const after = await get('metadata.json');
     expect(after.headers.etag).toBe(before.headers.etag);
 
@@ -327,7 +327,7 @@ describe('open-data export', () => {
       return rows.map((row) => row.file_stem);
     });
     expect(stems).toHaveLength(7);
-    expect((await exportFiles())).toEqual(
+    expect(await exportFiles()).toEqual(
       stems
         .flatMap((stem) => [`${stem}.geojson`, `${stem}.geojson.gz`, `${stem}.metadata.json`])
         .sort(),
@@ -353,10 +353,10 @@ describe('open-data export', () => {
     await t.app
       .get(MediaStorage)
       .put(`exports/${stem}.geojson`, Buffer.from('{"partial'), 'application/geo+json');
-    expect((await exportFiles())).toContain(`${stem}.geojson`);
+    expect(await exportFiles()).toContain(`${stem}.geojson`);
     t.clock.advance(DAY);
     await run();
-    expect((await exportFiles())).not.toContain(`${stem}.geojson`);
+    expect(await exportFiles()).not.toContain(`${stem}.geojson`);
     const building = await withClient(db.url, (client) =>
       client.query(`SELECT 1 FROM export_versions WHERE status = 'building'`),
     );

@@ -141,13 +141,13 @@ describe('POST /libraries/', () => {
 
     it('answers 401 without a token and stores nothing', async () => {
       const before = await countLibraries(db.url);
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       const res = await submitLibrary(t.http, undefined);
       expect([res.status, res.body]).toEqual([401, UNAUTHORIZED]);
       const bad = await submitLibrary(t.http, 'not-a-token');
       expect([bad.status, bad.body]).toEqual([401, UNAUTHORIZED]);
       expect(await countLibraries(db.url)).toBe(before);
-      expect((await mediaFiles(t))).toEqual(files);
+      expect(await mediaFiles(t)).toEqual(files);
     });
   });
 
@@ -311,12 +311,12 @@ describe('POST /libraries/', () => {
     });
 
     it('counts lengths in characters as the database does (emoji and variation selectors)', async () => {
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       // 'a' + VARIATION SELECTOR-16 is two characters to PostgreSQL's varchar(255).
       await expectRefused(submissionFields({ name: 'a\uFE0F'.repeat(128) }), ['form', 'name']);
       await expectRefused(submissionFields({ city: 'a\uFE0F'.repeat(51) }), ['form', 'city']);
       await expectRefused(submissionFields({ name: '📚'.repeat(256) }), ['form', 'name']);
-      expect((await mediaFiles(t))).toEqual(files);
+      expect(await mediaFiles(t)).toEqual(files);
       const selectors = `${'a\uFE0F'.repeat(127)}a`;
       expect((await expectAccepted(submissionFields({ name: selectors }))).name).toBe(selectors);
       expect((await expectAccepted(submissionFields({ name: '📚'.repeat(255) }))).name).toBe(
@@ -325,9 +325,9 @@ describe('POST /libraries/', () => {
     });
 
     it('text containing a NUL character is a validation error, not a server error', async () => {
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       await expectRefused(submissionFields({ name: 'Bücher\u0000schrank' }), ['form', 'name']);
-      expect((await mediaFiles(t))).toEqual(files);
+      expect(await mediaFiles(t)).toEqual(files);
     });
 
     it('reports every invalid field at once', async () => {

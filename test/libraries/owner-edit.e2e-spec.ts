@@ -111,7 +111,7 @@ describe('PATCH /libraries/{slug}', () => {
           ? await approvedLibrary()
           : await createLibrary(t.http, owner.access);
         const before = await libraryRow(db.url, created.id);
-        const files = (await mediaFiles(t));
+        const files = await mediaFiles(t);
         const res = await patch(
           created.slug,
           { name: 'Also changed', [field]: value },
@@ -125,7 +125,7 @@ describe('PATCH /libraries/{slug}', () => {
           { message: `Unsupported field: ${field}.`, details: null },
         ]);
         expect(await libraryRow(db.url, created.id)).toEqual(before);
-        expect((await mediaFiles(t))).toEqual(files);
+        expect(await mediaFiles(t)).toEqual(files);
       }
     });
 
@@ -236,12 +236,12 @@ describe('PATCH /libraries/{slug}', () => {
     it('takes a new photo in place of the old one and deletes the old files', async () => {
       const created = await createLibrary(t.http, owner.access);
       const oldKeys = [keyOf(created.photo_url as string), keyOf(created.thumbnail_url as string)];
-      expect((await mediaFiles(t))).toEqual(expect.arrayContaining(oldKeys));
+      expect(await mediaFiles(t)).toEqual(expect.arrayContaining(oldKeys));
       const res = await patch(created.slug, {}, owner.access, { data: await jpeg(800, 400) });
       expect(res.status).toBe(200);
       expect(res.body.photo_url).not.toBe(created.photo_url);
       expect(res.body.pending_changes).toBeNull();
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       expect(files).toEqual(
         expect.arrayContaining([keyOf(res.body.photo_url), keyOf(res.body.thumbnail_url)]),
       );
@@ -252,7 +252,7 @@ describe('PATCH /libraries/{slug}', () => {
     it('refuses an invalid photo with 400 and keeps the old one', async () => {
       const created = await createLibrary(t.http, owner.access);
       const before = await libraryRow(db.url, created.id);
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       const res = await patch(created.slug, { name: 'x' }, owner.access, {
         data: Buffer.from('not an image'),
       });
@@ -261,13 +261,13 @@ describe('PATCH /libraries/{slug}', () => {
         { message: 'Upload a valid image in JPEG, PNG, or WEBP format.', details: null },
       ]);
       expect(await libraryRow(db.url, created.id)).toEqual(before);
-      expect((await mediaFiles(t))).toEqual(files);
+      expect(await mediaFiles(t)).toEqual(files);
     });
 
     it('refuses a photo over 8 MB with 413 and keeps the old one', async () => {
       const created = await createLibrary(t.http, owner.access);
       const before = await libraryRow(db.url, created.id);
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       const res = await patch(created.slug, { name: 'x' }, owner.access, {
         data: await jpegOfSize(8 * 1024 * 1024 + 1),
       });
@@ -276,13 +276,13 @@ describe('PATCH /libraries/{slug}', () => {
         { message: 'Photo must be 8MB or smaller.', details: null },
       ]);
       expect(await libraryRow(db.url, created.id)).toEqual(before);
-      expect((await mediaFiles(t))).toEqual(files);
+      expect(await mediaFiles(t)).toEqual(files);
     });
 
     it('keeps the row and the old files when the database refuses the edit, and removes the new files', async () => {
       const created = await createLibrary(t.http, owner.access);
       const before = await libraryRow(db.url, created.id);
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       await withClient(db.url, (client) =>
         client.query(`
           CREATE FUNCTION refuse_edit() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -304,7 +304,7 @@ describe('PATCH /libraries/{slug}', () => {
         );
       }
       expect(await libraryRow(db.url, created.id)).toEqual(before);
-      expect((await mediaFiles(t))).toEqual(files);
+      expect(await mediaFiles(t)).toEqual(files);
     });
   });
 
@@ -367,7 +367,7 @@ describe('PATCH /libraries/{slug}', () => {
         keyOf(first.body.pending_changes.photo_url),
         keyOf(first.body.pending_changes.thumbnail_url),
       ];
-      expect((await mediaFiles(t))).toEqual(
+      expect(await mediaFiles(t)).toEqual(
         expect.arrayContaining([...publishedKeys, ...firstStaged]),
       );
 
@@ -380,7 +380,7 @@ describe('PATCH /libraries/{slug}', () => {
         thumbnail_url: expect.any(String),
       });
       expect(second.body.pending_changes.photo_url).not.toBe(first.body.pending_changes.photo_url);
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       expect(files).toEqual(expect.arrayContaining(publishedKeys));
       expect(files).not.toContain(firstStaged[0]);
       expect(files).not.toContain(firstStaged[1]);

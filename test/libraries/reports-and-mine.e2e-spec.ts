@@ -166,7 +166,7 @@ describe('reports and the caller’s own lists', () => {
         ).status,
       ).toBe(201);
       const before = await reportCount();
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       const res = await report('approved-b', { reason: 'damaged' }, bob.access, {
         data: await jpegOfSize(5 * MB + 1),
       });
@@ -175,18 +175,18 @@ describe('reports and the caller’s own lists', () => {
         { message: 'Photo must be 5MB or smaller.', details: null },
       ]);
       expect(await reportCount()).toBe(before);
-      expect((await mediaFiles(t))).toEqual(files);
+      expect(await mediaFiles(t)).toEqual(files);
     });
 
     it('refuses a photo that is not an image with 400', async () => {
       const before = await reportCount();
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       const res = await report('approved-b', { reason: 'damaged' }, bob.access, {
         data: Buffer.from('GIF89a but not really'),
       });
       expect([res.status, res.body]).toEqual([400, INVALID_PHOTO]);
       expect(await reportCount()).toBe(before);
-      expect((await mediaFiles(t))).toEqual(files);
+      expect(await mediaFiles(t)).toEqual(files);
     });
   });
 

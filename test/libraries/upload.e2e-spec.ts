@@ -55,11 +55,11 @@ describe('POST /libraries/ photo pipeline', () => {
     body: unknown,
   ): Promise<void> {
     const rows = await countLibraries(db.url);
-    const files = (await mediaFiles(t));
+    const files = await mediaFiles(t);
     const res = await submitLibrary(t.http, alice.access, submissionFields(), photo);
     expect([res.status, res.body]).toEqual([status, body]);
     expect(await countLibraries(db.url)).toBe(rows);
-    expect((await mediaFiles(t))).toEqual(files);
+    expect(await mediaFiles(t)).toEqual(files);
     expect(await pendingUploadFiles()).toEqual([]);
   }
 
@@ -166,7 +166,7 @@ describe('POST /libraries/ photo pipeline', () => {
         await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;
       const rows = await countLibraries(db.url);
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
 
       const boundary = 'bookcase-stream-boundary';
       const fields = Object.entries(submissionFields())
@@ -219,7 +219,7 @@ describe('POST /libraries/ photo pipeline', () => {
       expect(res).toEqual({ status: 413, body: TOO_LARGE });
       expect(peak).toBeLessThan(128 * MB);
       expect(await countLibraries(db.url)).toBe(rows);
-      expect((await mediaFiles(t))).toEqual(files);
+      expect(await mediaFiles(t)).toEqual(files);
     }, 30_000);
   });
 
@@ -313,7 +313,7 @@ describe('POST /libraries/ photo pipeline', () => {
     );
     try {
       const rows = await countLibraries(db.url);
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       const res = await submitLibrary(
         t.http,
         alice.access,
@@ -327,7 +327,7 @@ describe('POST /libraries/ photo pipeline', () => {
         { message: 'Internal server error.', details: null },
       ]);
       expect(await countLibraries(db.url)).toBe(rows);
-      expect((await mediaFiles(t))).toEqual(files);
+      expect(await mediaFiles(t)).toEqual(files);
     } finally {
       await withClient(db.url, (client) =>
         client.query('DROP TRIGGER refuse_library ON libraries; DROP FUNCTION refuse_library()'),
@@ -356,7 +356,7 @@ describe('POST /libraries/ photo pipeline', () => {
     it('are removed when the client aborts half-way through the file: no row, no file', async () => {
       const port = await listeningPort();
       const rows = await countLibraries(db.url);
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       const boundary = 'bookcase-abort-boundary';
       const head =
         Object.entries(submissionFields())
@@ -385,7 +385,7 @@ describe('POST /libraries/ photo pipeline', () => {
       req.destroy();
       await eventually(async () => (await pendingUploadFiles()).length === 0);
       expect(await countLibraries(db.url)).toBe(rows);
-      expect((await mediaFiles(t))).toEqual(files);
+      expect(await mediaFiles(t)).toEqual(files);
     });
   });
 

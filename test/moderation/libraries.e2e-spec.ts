@@ -475,7 +475,7 @@ describe('staff library moderation', () => {
         null,
       ]);
       expect((await getAs(t.http, `/libraries/${library.slug}`)).body.photo_url).toBe(stagedUrl);
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       expect(files).toContain(stagedUrl.replace('/media/', ''));
       expect(files).not.toContain(oldPhoto.replace('/media/', ''));
     });
@@ -491,7 +491,7 @@ describe('staff library moderation', () => {
         library.photo_url,
         'Original Name',
       ]);
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       expect(files).toContain((library.photo_url as string).replace('/media/', ''));
       expect(files).not.toContain(staged.photo_url.replace('/media/', ''));
       expect(files).not.toContain(staged.thumbnail_url.replace('/media/', ''));
@@ -524,7 +524,7 @@ describe('staff library moderation', () => {
       expect(detail.body.photos.map((photo: { photo_url: string }) => photo.photo_url)).toEqual([
         approved.body.photo_url,
       ]);
-      const files = (await mediaFiles(t));
+      const files = await mediaFiles(t);
       expect(files).toContain(approved.body.photo_url.replace('/media/', ''));
       expect(files).toContain(approved.body.thumbnail_url.replace('/media/', ''));
     });

@@ -131,7 +131,7 @@ describeWithDatabaseServer('database faults (issue 14)', () => {
     const referenced = await referencedKeys(db.url);
     for (const key of referenced) expect(existsSync(join(t.config.mediaRoot, key))).toBe(true);
     await t.app.get(OrphanMediaSweep).sweep(0);
-    expect((await mediaFiles(t))).toEqual([...new Set(referenced)].sort());
+    expect(await mediaFiles(t)).toEqual([...new Set(referenced)].sort());
   }
 
   /** Each outcome is one of `allowed`; the app's error log lines explain any other. */
@@ -235,7 +235,7 @@ describeWithDatabaseServer('database faults (issue 14)', () => {
   });
 
   it('a held lock trips statement_timeout: 503 envelope, the photo files removed (nothing committed)', async () => {
-    const before = (await mediaFiles(t));
+    const before = await mediaFiles(t);
     const blocker = new pg.Client({ connectionString: db.url });
     await blocker.connect();
     try {
@@ -253,7 +253,7 @@ describeWithDatabaseServer('database faults (issue 14)', () => {
       await blocker.query('ROLLBACK');
       await blocker.end();
     }
-    expect((await mediaFiles(t))).toEqual(before);
+    expect(await mediaFiles(t)).toEqual(before);
     await expectMediaConsistent();
   });
 
@@ -372,7 +372,7 @@ describeWithDatabaseServer('orphan media sweep (issue 14)', () => {
       [keys.orphan, keys.partial, keys.communityOrphan].sort(),
     );
     expect(result?.checked).toBe(5);
-    expect((await mediaFiles(t))).toEqual(
+    expect(await mediaFiles(t)).toEqual(
       [keys.referenced, keys.staged, keys.young, keys.exported].sort(),
     );
   });
