@@ -18,6 +18,9 @@
  *                                       the open-data export (`npm run cli -- export`, twice: a new version, then
  *                                       an unchanged pass): wall time, CPU and peak RSS of the CLI process
  *
+ *   npm run bench -- --media s3         media on an S3-compatible server (s3rver on loopback, the app on the AWS SDK)
+ *                                       instead of MEDIA_ROOT: what submit-photo costs with object storage
+ *
  * Other options: --libraries N, --duration S, --warmup S, --connections 10,50, --out FILE.
  * Environment: BENCH_DATABASE_URL (or TEST_DATABASE_URL): an admin URL of a PostgreSQL server with PostGIS,
  * default postgres://postgres@127.0.0.1:5432/postgres.
@@ -84,6 +87,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string' },
     connections: { type: 'string' },
     out: { type: 'string' },
+    media: { type: 'string', default: 'local' },
   },
 });
 
@@ -110,6 +114,7 @@ const settings = {
   only: args.only ? args.only.split(',').map((name) => name.trim()) : SCENARIOS,
   out: resolve(root, args.out ?? (quick ? 'bench/tmp/results-quick.json' : 'bench/results.json')),
 };
+if (!['local', 's3'].includes(args.media)) usage('--media must be local or s3');
 const unknown = settings.only.filter((name) => !SCENARIOS.includes(name));
 if (unknown.length)
   usage(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
@@ -181,7 +186,8 @@ function appEnv(extra) {
     'LOG_LEVEL',
     'DATABASE_',
     'DATA_DIR',
-    'MEDIA_ROOT',
+    'MEDIA_',
+    'S3_',
     'REDIS_',
     'TRUST_PROXY',
     'JWT_',
@@ -595,6 +601,36 @@ async function measureExport(cli, env, databaseName, mediaRoot) {
   return { passes, files };
 }
 
+// --- --media s3 ------------------------------------------------------------------------------------------------
+/**
+ * An S3-compatible server on loopback for `--media s3`: s3rver (the test double, a dev dependency) with a fresh
+ * bucket; answers the app's MEDIA_STORAGE=s3 settings. Its CPU is this bench process's, not the server's.
+ */
+async function startBenchS3(temp) {
+  const { default: S3rver } = await import('s3rver');
+  const { S3Client, CreateBucketCommand } = await import('@aws-sdk/client-s3');
+  const directory = join(temp, 's3');
+  mkdirSync(directory, { recursive: true });
+  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory });
+  const { port } = await server.run();
+  cleanups.push(() => server.close());
+  const endpoint = `http://127.0.0.1:${port}`;
+  const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+  const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials });
+  await client.send(new CreateBucketCommand({ Bucket: 'bench-media' }));
+  client.destroy();
+  log(`media on s3rver at ${endpoint}, bucket bench-media`);
+  return {
+    MEDIA_STORAGE: 's3',
+    S3_BUCKET: 'bench-media',
+    S3_REGION: 'us-east-1',
+    S3_ENDPOINT: endpoint,
+    S3_FORCE_PATH_STYLE: 'true',
+    S3_ACCESS_KEY_ID: credentials.accessKeyId,
+    S3_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+  };
+}
+
 // --- the run ---------------------------------------------------------------------------------------------------
 async function main() {
   if (!existsSync(join(root, 'dist/src/main.js'))) {
@@ -658,6 +694,7 @@ async function main() {
     MALLOC_TRIM_THRESHOLD_:
       process.env.MALLOC_TRIM_THRESHOLD_ ?? PRODUCTION_MALLOC.MALLOC_TRIM_THRESHOLD_,
   });
+  if (args.media === 's3') Object.assign(env, await startBenchS3(temp));
   const cli = join(root, 'dist/src/cli/main.js');
   if (reused === null) {
     log(`== database ${databaseName}: migrate, seed ${settings.libraries} libraries`);
@@ -937,6 +974,7 @@ async function main() {
       duration_s: settings.duration,
       warmup_s: settings.warmup,
       rounds: settings.repeat,
+      media: args.media,
     },
     ceiling_rps: round(ceilingRps),
     export: exportRuns.length
