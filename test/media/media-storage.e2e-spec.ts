@@ -90,7 +90,7 @@ describe('media on S3-compatible storage', () => {
     expect((await fetchMedia(bucketApp.http, url)).equals(res.body as Buffer)).toBe(true);
 
     // The same file from local disk answers the same header names (serve-static's ETag form differs).
-    const storedLocally = await local.app.get(MediaStorage);
+    const storedLocally = local.app.get(MediaStorage);
     await storedLocally.put(key, res.body as Buffer, 'image/jpeg');
     const fromDisk = await request(local.http).get(url).expect(200);
     expect(fromDisk.headers).toMatchObject(MEDIA_HEADERS);
