@@ -88,6 +88,18 @@ describe('media on S3-compatible storage', () => {
     expect(Date.parse(res.headers['last-modified'])).not.toBeNaN();
     expect(Number(res.headers['content-length'])).toBe((res.body as Buffer).length);
     expect((await fetchMedia(bucketApp.http, url)).equals(res.body as Buffer)).toBe(true);
+    // What the enrichment worker and the export read through the interface.
+    const stored = bucketApp.app.get(MediaStorage);
+    expect((await stored.read(key)).equals(res.body as Buffer)).toBe(true);
+    expect(await stored.exists(key)).toBe(true);
+    await expect(stored.read('libraries/00/missing.jpg')).rejects.toThrow(/not found/);
+    const listed = [];
+    for await (const item of stored.list('libraries')) listed.push(item);
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        { key, modifiedAt: expect.any(Date), size: (res.body as Buffer).length },
+      ]),
+    );
 
     // The same file from local disk answers the same header names (serve-static's ETag form differs).
     const storedLocally = local.app.get(MediaStorage);
