@@ -236,6 +236,9 @@ describe('parseDuration', () => {
       expect(() => loadConfig({ ...base, MEDIA_PUBLIC_BASE_URL: 'cdn' })).toThrow(
         /MEDIA_PUBLIC_BASE_URL/,
       );
+      expect(() =>
+        loadConfig({ ...base, MEDIA_PUBLIC_BASE_URL: 'https://cdn.example.org' }),
+      ).toThrow(/MEDIA_PUBLIC_BASE_URL: needs MEDIA_STORAGE=s3/);
     });
   });
 });

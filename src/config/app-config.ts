@@ -196,6 +196,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (exportInterval !== null && exportInterval < 60) {
     problems.push('EXPORT_INTERVAL: must be at least 1m (or off)');
   }
+  if (env.MEDIA_PUBLIC_BASE_URL && env.MEDIA_STORAGE !== 's3') {
+    problems.push(
+      'MEDIA_PUBLIC_BASE_URL: needs MEDIA_STORAGE=s3 (it points at a CDN or public copy of the bucket)',
+    );
+  }
   if (problems.length) throw new ConfigError(problems);
 
   const dataDir = resolve(env.DATA_DIR ?? './data');

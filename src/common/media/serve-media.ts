@@ -22,10 +22,13 @@ function securityHeaders(res: Response): void {
  * a 302 to `<base>/<key>`. Misses fall through to the app's 404 envelope.
  */
 export function serveMedia(app: INestApplication, config: AppConfig, media: MediaStorage): void {
-  if (config.mediaPublicBaseUrl) {
-    app.use('/media', redirectMedia(config.mediaPublicBaseUrl));
-  } else if (media instanceof S3MediaStorage) {
-    app.use('/media', streamFromBucket(media));
+  if (media instanceof S3MediaStorage) {
+    app.use(
+      '/media',
+      config.mediaPublicBaseUrl
+        ? redirectMedia(config.mediaPublicBaseUrl)
+        : streamFromBucket(media),
+    );
   } else {
     app.use(
       '/media',
