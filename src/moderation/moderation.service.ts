@@ -80,6 +80,20 @@ export function fieldChanges(row: LibraryRow, changes: Partial<LibraryValues>): 
   return result;
 }
 
+/**
+ * What a community photo's new status does to its library's primary photo: `promote` (approved, and the library has
+ * none), `hand_on` (it was the primary and is no longer approved: the newest other approved photo, or none, takes
+ * over) or `keep`.
+ */
+export function primaryPhotoChange(
+  status: string,
+  primaryKey: string | null,
+  photoKey: string,
+): 'promote' | 'hand_on' | 'keep' {
+  if (status === 'approved') return primaryKey === null ? 'promote' : 'keep';
+  return primaryKey === photoKey ? 'hand_on' : 'keep';
+}
+
 /** A status update as both the staff edit and the console's status form send it. */
 export interface LibraryStatusChange {
   status: string;
@@ -377,11 +391,19 @@ export class ModerationService {
   ): Promise<void> {
     const primary = await this.moderation.lockPrimaryPhoto(manager, photo.library_id);
     if (primary === undefined) return;
-    if (status === 'approved') {
-      if (primary === null) await this.moderation.setPrimaryPhoto(manager, photo.library_id, photo);
-    } else if (primary === photo.photo_key) {
-      const next = await this.moderation.newestApprovedPhoto(manager, photo.library_id);
-      await this.moderation.setPrimaryPhoto(manager, photo.library_id, next);
+    switch (primaryPhotoChange(status, primary, photo.photo_key)) {
+      case 'promote':
+        await this.moderation.setPrimaryPhoto(manager, photo.library_id, photo);
+        break;
+      case 'hand_on':
+        await this.moderation.setPrimaryPhoto(
+          manager,
+          photo.library_id,
+          await this.moderation.newestApprovedPhoto(manager, photo.library_id),
+        );
+        break;
+      case 'keep':
+        break;
     }
   }
 
