@@ -20,6 +20,7 @@ describe('loadConfig', () => {
     expect(config.redisCommandTimeoutMs).toBe(200);
     expect(config.redisRetryAfterMs).toBe(1000);
     expect(config.mediaSweep).toEqual({ graceHours: 24, intervalHours: 6 });
+    expect(config.idempotencyKeyTtlHours).toBe(24);
     expect(config.rateLimit).toEqual({
       enabled: true,
       windowSeconds: 300,

@@ -47,6 +47,8 @@ export class AppConfig {
   readonly mediaRoot!: string;
   /** The orphan sweep removes media files no row references once they are this old; runs every intervalHours (0 = start only). */
   readonly mediaSweep!: { graceHours: number; intervalHours: number };
+  /** A create's `Idempotency-Key` answers its original result for this long, then expires (and is swept). */
+  readonly idempotencyKeyTtlHours!: number;
   readonly redisUrl!: string | null;
   /** Prefix of every Redis key the service writes (rate limits, caches, replay guards). */
   readonly redisKeyPrefix!: string;
@@ -240,6 +242,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       graceHours: env.MEDIA_SWEEP_GRACE_HOURS ?? 24,
       intervalHours: env.MEDIA_SWEEP_INTERVAL_HOURS ?? 6,
     },
+    idempotencyKeyTtlHours: env.IDEMPOTENCY_KEY_TTL_HOURS ?? 24,
     redisUrl: env.REDIS_URL ?? null,
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'bookcase:',
     redisCommandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS ?? 200,

@@ -102,6 +102,13 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Max(720)
+  @Transform(toInt)
+  IDEMPOTENCY_KEY_TTL_HOURS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
   @Max(8760)
   @Transform(toInt)
   MEDIA_SWEEP_GRACE_HOURS?: number;
