@@ -13,6 +13,7 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 import {
+  insertLibrary,
   jpeg,
   mediaFiles,
   multipart,
@@ -178,6 +179,67 @@ describe('POST /libraries/ with an Idempotency-Key (issue 14)', () => {
     expect((await submit(alice, null, fields)).status).toBe(201);
     expect((await submit(alice, null, fields)).status).toBe(201);
     expect(await rowsNamed('No key')).toBe(2);
+  });
+
+  it('community photos: a retry answers the original 201, another caption with the key 409, one row', async () => {
+    const { slug } = await insertLibrary(db.url, { status: 'approved' });
+    const key = randomUUID();
+    const post = (caption: string) =>
+      multipart(
+        request(t.http).post(`/api/v1/libraries/${slug}/photo`).set('Idempotency-Key', key),
+        { caption },
+        photo,
+        alice.access,
+      );
+    const answers = await Promise.all([post('Side view'), post('Side view'), post('Side view')]);
+    expect(answers.map((res) => res.status)).toEqual([201, 201, 201]);
+    for (const res of answers) expect(res.body).toEqual(answers[0].body);
+    const other = await post('Front view');
+    expect(other.status).toBe(409);
+    expect(other.body).toEqual(REUSED);
+    const rows = await withClient(
+      db.url,
+      async (client) =>
+        (
+          await client.query<{ caption: string }>(
+            'SELECT caption FROM library_photos WHERE created_by = $1',
+            [alice.id],
+          )
+        ).rows,
+    );
+    expect(rows).toEqual([{ caption: 'Side view' }]);
+  });
+
+  it('reports (photo optional): a retry answers the original 201, the key on another library 409', async () => {
+    const first = await insertLibrary(db.url, { status: 'approved' });
+    const second = await insertLibrary(db.url, { status: 'approved' });
+    const key = randomUUID();
+    const report = (slug: string) =>
+      request(t.http)
+        .post(`/api/v1/libraries/${slug}/report`)
+        .set('Authorization', `Bearer ${bob.access}`)
+        .set('Idempotency-Key', key)
+        .field('reason', 'other')
+        .field('details', 'The door is broken.');
+    const original = await report(first.slug);
+    expect(original.status).toBe(201);
+    const retry = await report(first.slug);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(original.body);
+    const elsewhere = await report(second.slug);
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.body).toEqual(REUSED);
+    const count = await withClient(
+      db.url,
+      async (client) =>
+        (
+          await client.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM reports WHERE created_by = $1',
+            [bob.id],
+          )
+        ).rows[0].n,
+    );
+    expect(count).toBe(1);
   });
 
   it('keys expire after IDEMPOTENCY_KEY_TTL_HOURS: then the key creates anew, and the sweep deletes expired keys', async () => {

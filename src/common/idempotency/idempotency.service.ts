@@ -117,11 +117,22 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
     try {
       return await create();
     } catch (error) {
-      if (!request || !this.keys.isDuplicateKey(error)) throw error;
-      const earlier = await this.replay(request);
+      const earlier = await this.replayAfterFailure(request, error);
       if (!earlier) throw error;
       return earlier.body as T;
     }
+  }
+
+  /**
+   * After a create failed: when it failed because another request with the same key committed first, that
+   * request's result (or 409); null for any other failure (the caller rethrows it).
+   */
+  async replayAfterFailure(
+    request: IdempotentRequest | null,
+    error: unknown,
+  ): Promise<Replay | null> {
+    if (!request || !this.keys.isDuplicateKey(error)) return null;
+    return this.replay(request);
   }
 
   /** Deletes expired keys; answers how many. */
