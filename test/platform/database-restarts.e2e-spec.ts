@@ -195,6 +195,8 @@ describeWithOwnPostgres(
         intended: intended.length,
         statuses,
         retried,
+        // 503s whose COMMIT may have gone through: their retries are where the key prevents a duplicate.
+        commitOutcomeUnknown: logs.filter((line) => line.includes('outcome unknown')).length,
       };
 
       if (unexpected.length)
