@@ -82,9 +82,11 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
 }
 
 /**
- * The failure as it was (an object keeps its `code`, e.g. a database that is restarting → 503), a string wrapped.
+ * The failure as it was (an object keeps its `code`, e.g. a database that is restarting → 503); anything else wrapped.
  * Not `instanceof Error`: errors raised by Node's own modules may come from another realm (vm contexts).
  */
 function asError(error: unknown): Error {
-  return typeof error === 'object' && error !== null ? (error as Error) : new Error(String(error));
+  return typeof error === 'object' && error !== null
+    ? (error as Error)
+    : new Error('authentication failed');
 }

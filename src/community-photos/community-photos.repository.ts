@@ -42,8 +42,8 @@ export class CommunityPhotosRepository {
       thumbnailKey: string;
     },
     /** Runs in the insert's transaction with the new row (e.g. to record an idempotency key). */
-    afterInsert: (manager: EntityManager, row: CommunityPhotoRow) => Promise<void> = async () =>
-      undefined,
+    afterInsert: (manager: EntityManager, row: CommunityPhotoRow) => Promise<void> = () =>
+      Promise.resolve(),
   ): Promise<CommunityPhotoRow | null> {
     return runTransaction(this.dataSource, async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [

@@ -34,7 +34,8 @@ export class ReportsRepository {
       thumbnailKey: string | null;
     },
     /** Runs in the insert's transaction with the new row (e.g. to record an idempotency key). */
-    afterInsert: (manager: EntityManager, row: ReportRow) => Promise<void> = async () => undefined,
+    afterInsert: (manager: EntityManager, row: ReportRow) => Promise<void> = () =>
+      Promise.resolve(),
   ): Promise<ReportRow> {
     return runTransaction(this.dataSource, async (manager) => {
       const rows = await manager.query<ReportRow[]>(

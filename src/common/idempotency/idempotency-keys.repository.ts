@@ -30,11 +30,11 @@ export class IdempotencyKeysRepository {
 
   /** The result recorded for (user, key) since `notBefore` (older ones have expired), through the primary key. */
   async find(userId: number, key: string, notBefore: Date): Promise<StoredIdempotentResult | null> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<StoredIdempotentResult[]>(
       `SELECT scope, fingerprint, response_status AS status, response_body AS body
        FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND created_at > $3`,
       [userId, key, notBefore],
-    )) as StoredIdempotentResult[];
+    );
     return rows[0] ?? null;
   }
 
@@ -67,12 +67,12 @@ export class IdempotencyKeysRepository {
 
   /** Deletes rows created at or before `before`, at most `limit` per call; answers how many it deleted. */
   async deleteExpired(before: Date, limit: number): Promise<number> {
-    const result = (await this.dataSource.query(
+    const result = await this.dataSource.query<[unknown[], number]>(
       `DELETE FROM idempotency_keys WHERE ctid IN (
          SELECT ctid FROM idempotency_keys WHERE created_at <= $1 ORDER BY created_at LIMIT $2
        )`,
       [before, limit],
-    )) as [unknown[], number];
+    );
     return result[1];
   }
 
