@@ -117,6 +117,7 @@ const MEDIA_SUITES = [
   'test/libraries/owner-edit.e2e-spec.ts',
   'test/libraries/detail.e2e-spec.ts',
   'test/libraries/reports-and-mine.e2e-spec.ts',
+  'test/libraries/idempotency.e2e-spec.ts',
   'test/community-photos/community-photos.e2e-spec.ts',
   'test/moderation/libraries.e2e-spec.ts',
   'test/moderation/photos.e2e-spec.ts',
