@@ -151,7 +151,7 @@ describe('POST /libraries/ with an Idempotency-Key (issue 14)', () => {
     for (const res of answers) expect(res.body).toEqual(answers[0].body);
     expect(await rowsNamed('Raced key')).toBe(1);
     await t.app.get(OrphanMediaSweep).sweep(0);
-    expect(await auditMedia(db.url, t.config.mediaRoot)).toEqual({
+    expect(await auditMedia(db.url, t)).toEqual({
       missing: [],
       unreferenced: [],
     });

@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import type { TestApp } from './app.js';
 import { withClient } from './database.js';
 import { mediaFiles } from './libraries.js';
 
@@ -25,12 +24,19 @@ export interface MediaAudit {
   unreferenced: string[];
 }
 
-/** Compares the rows' media keys with the files under `mediaRoot` (run the sweep first to count orphans after it). */
-export async function auditMedia(url: string, mediaRoot: string): Promise<MediaAudit> {
+/**
+ * Compares the rows' media keys with the stored files: under `mediaRoot`, or the app's storage (disk or bucket).
+ * Run the sweep first to count orphans after it.
+ */
+export async function auditMedia(
+  url: string,
+  media: string | Pick<TestApp, 'config' | 's3'>,
+): Promise<MediaAudit> {
   const referenced = new Set(await referencedMediaKeys(url));
-  const files = await mediaFiles(mediaRoot);
+  const files = await mediaFiles(media);
+  const stored = new Set(files);
   return {
-    missing: [...referenced].filter((key) => !existsSync(join(mediaRoot, key))).sort(),
+    missing: [...referenced].filter((key) => !stored.has(key)).sort(),
     unreferenced: files.filter((file) => !referenced.has(file)),
   };
 }
