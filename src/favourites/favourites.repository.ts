@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { LIBRARY_COLUMNS } from '../libraries/libraries.repository.js';
+import { LIBRARY_COLUMNS } from '../libraries/list-query.js';
 import type { LibraryRow } from '../libraries/library.row.js';
 
 /** A page of a user's approved favourites ($1 user, $2 limit, $3 offset), most recently favourited first. */
