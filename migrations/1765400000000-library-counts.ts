@@ -21,8 +21,9 @@ export class LibraryCounts1765400000000 implements MigrationInterface {
       CREATE TABLE library_counts (
         country char(2) NOT NULL,
         day date NOT NULL,
-        approved integer NOT NULL CHECK (approved >= 0),
-        with_photo integer NOT NULL CHECK (with_photo >= 0 AND with_photo <= approved),
+        -- No CHECK (approved >= 0): PostgreSQL checks the proposed row of an upsert, whose delta may be negative.
+        approved integer NOT NULL,
+        with_photo integer NOT NULL,
         PRIMARY KEY (country, day)
       )`);
     // The statistics' series reads by day across countries.
