@@ -15,6 +15,8 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 export class PreparedReader {
   /** A random id per pooled connection (see read). */
   private readonly connectionIds = new WeakMap<pg.PoolClient, string>();
+  /** Statement text → digest (statements come in a few dozen shapes; hashing each time was measurable). */
+  private readonly digests = new Map<string, string>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -31,7 +33,7 @@ export class PreparedReader {
     if (id === undefined) this.connectionIds.set(client, (id = randomBytes(6).toString('hex')));
     // The name holds a random id of the connection too: the embedded database serves every connection (of this
     // process and of others) from one session, where two connections preparing one name would collide.
-    const name = `lib_${id}_${createHash('sha1').update(text).digest('base64url')}`;
+    const name = `lib_${id}_${this.digest(text)}`;
     try {
       const result = await client.query<T & pg.QueryResultRow>({ name, text, values: params });
       client.release();
@@ -41,5 +43,16 @@ export class PreparedReader {
       client.release(error as Error);
       throw error;
     }
+  }
+
+  private digest(text: string): string {
+    let digest = this.digests.get(text);
+    if (digest === undefined) {
+      // Bounded in case a caller ever builds texts with values in them.
+      if (this.digests.size >= 1000) this.digests.clear();
+      digest = createHash('sha1').update(text).digest('base64url');
+      this.digests.set(text, digest);
+    }
+    return digest;
   }
 }
