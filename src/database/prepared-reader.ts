@@ -5,6 +5,28 @@ import type pg from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 
+/** A statement as PostgreSQL received it: parameters in their text form (what `pg` sends, typed `unknown`). */
+export interface CapturedStatement {
+  text: string;
+  params: (string | null)[];
+  prepared: boolean;
+}
+
+/** A parameter in the text form `pg` sends it in (arrays as array literals, dates in ISO 8601). */
+export function parameterText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) {
+    const element = (item: unknown) => {
+      const text = parameterText(item);
+      return text === null ? 'NULL' : `"${text.replace(/[\\"]/g, (char) => `\\${char}`)}"`;
+    };
+    return `{${value.map(element).join(',')}}`;
+  }
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value as string | number | boolean | bigint);
+}
+
 /**
  * Reads with named prepared statements on the app's pool. TypeORM's `query` never prepares, and for statements that
  * are costly to plan and run in a few shapes (proximity lists, the map's cells and tiles) PostgreSQL's planning was a
@@ -17,6 +39,8 @@ export class PreparedReader {
   private readonly connectionIds = new WeakMap<pg.PoolClient, string>();
   /** Statement text → digest (statements come in a few dozen shapes; hashing each time was measurable). */
   private readonly digests = new Map<string, string>();
+  /** `npm run bench` only (see BenchController): the next statements read, to replay them alone with pgbench. */
+  private capture: { limit: number; statements: CapturedStatement[] } | null = null;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
@@ -26,6 +50,8 @@ export class PreparedReader {
    * keeps a generic plan only when that is estimated to cost no more. Unprepared reads go through TypeORM as usual.
    */
   async read<T>(text: string, params: unknown[], prepared = true): Promise<T[]> {
+    if (this.capture && this.capture.statements.length < this.capture.limit)
+      this.capture.statements.push({ text, params: params.map(parameterText), prepared });
     if (!prepared) return this.dataSource.query<T[]>(text, params);
     const pool = (this.dataSource.driver as PostgresDriver).master as pg.Pool;
     const client = await pool.connect();
@@ -54,5 +80,17 @@ export class PreparedReader {
       this.digests.set(text, digest);
     }
     return digest;
+  }
+
+  /** Starts recording the next `limit` reads (replacing any earlier recording). */
+  startCapture(limit: number): void {
+    this.capture = { limit, statements: [] };
+  }
+
+  /** The reads recorded since startCapture; recording stops. */
+  takeCapture(): CapturedStatement[] {
+    const statements = this.capture?.statements ?? [];
+    this.capture = null;
+    return statements;
   }
 }
