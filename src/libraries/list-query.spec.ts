@@ -67,15 +67,15 @@ describe('list-query', () => {
     });
   });
 
-  it('reads the count of the default, country and has_photo lists from library_counts only', () => {
+  it('reads the count of the default, country and has_photo lists from library_country_counts only', () => {
     for (const search of [{}, { country: 'DE' }, { hasPhoto: true }, { hasPhoto: false, country: 'DE' }]) {
       expect(countsFromAggregate(search)).toBe(true);
-      expect(countQuery(search).text).toContain('library_counts');
+      expect(countQuery(search).text).toContain('library_country_counts');
       expect(countQuery(search).text).not.toMatch(/FROM libraries l\s*(WHERE|$)/);
     }
     for (const search of [{ q: 'x' }, { search: 'x' }, { city: 'x' }, { postalCode: '1' }, { near: { lat: 1, lng: 1 } }]) {
       expect(countsFromAggregate(search)).toBe(false);
-      expect(countQuery(search).text).not.toContain('library_counts');
+      expect(countQuery(search).text).not.toContain('library_country_counts');
     }
   });
 

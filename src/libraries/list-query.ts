@@ -92,22 +92,23 @@ export function isRanked(search: LibrarySearch): boolean {
 }
 
 /**
- * Whether a list's count can be read from `library_counts` (the per-country, per-day counts of approved libraries and
- * of those with a primary photo, kept exact by triggers): the default list, `country`, `has_photo`, or both.
+ * Whether a list's count can be read from `library_country_counts` (the per-country counts of approved libraries and
+ * of those with a primary photo, kept exact by triggers with `library_counts`): the default list, `country`, `has_photo`, or both.
  */
 export function countsFromAggregate(search: LibrarySearch): boolean {
   return !search.q && !search.search && !search.city && !search.postalCode && !search.near;
 }
 
 /**
- * The exact count of a list that countsFromAggregate accepts, as a scalar expression: sums over `library_counts`
+ * The exact count of a list that countsFromAggregate accepts, as a scalar expression: sums over
+ * `library_country_counts` (one row per country)
  * and, for `has_photo`, the approved libraries without a primary photo that have an approved community photo (found
  * through library_photos' status index: as many rows as such photos, not as libraries).
  */
 function aggregateCount(sql: Sql, search: LibrarySearch): string {
   const country = search.country ? sql.param(search.country.toUpperCase()) : null;
   const sum = (column: string) =>
-    `(SELECT coalesce(sum(${column}), 0) FROM library_counts${country ? ` WHERE country = ${country}` : ''})`;
+    `(SELECT coalesce(sum(${column}), 0) FROM library_country_counts${country ? ` WHERE country = ${country}` : ''})`;
   if (search.hasPhoto === undefined) return `${sum('approved')}::int`;
   const communityOnly = `(SELECT count(DISTINCT p.library_id) FROM library_photos p
          JOIN libraries l ON l.id = p.library_id
@@ -199,7 +200,10 @@ export function countQuery(search: LibrarySearch): Statement {
   }
   const sql = new Sql();
   addListConditions(sql, search, 'count');
-  return { text: `SELECT count(*)::int AS n FROM libraries l ${sql.whereClause()}`, params: sql.params };
+  return {
+    text: `SELECT count(*)::int AS n FROM libraries l ${sql.whereClause()}`,
+    params: sql.params,
+  };
 }
 
 function selectPage(

@@ -1,5 +1,5 @@
 /**
- * library_counts (issue 22) stays equal to a recount of the approved libraries through every kind of write the app
+ * library_counts and library_country_counts (issue 22) stay equal to a recount of the approved libraries through every kind of write the app
  * and the CLI make (bulk insert, approval, rejection, a change of country, date or photo, deletion), and the list,
  * countries and statistics that read it answer the exact counts, has_photo included (community photos count).
  */
@@ -36,6 +36,15 @@ describe('library_counts', () => {
        FROM libraries WHERE status = 'approved' GROUP BY country, (created_at AT TIME ZONE 'UTC')::date ORDER BY 1`,
     );
     expect(kept).toEqual(recount);
+    const perCountry = await sql(
+      `SELECT country || '|' || approved || '|' || with_photo AS line FROM library_country_counts
+       WHERE approved > 0 OR with_photo > 0 ORDER BY 1`,
+    );
+    const countryRecount = await sql(
+      `SELECT country || '|' || count(*) || '|' || count(*) FILTER (WHERE photo_key IS NOT NULL) AS line
+       FROM libraries WHERE status = 'approved' GROUP BY country ORDER BY 1`,
+    );
+    expect(perCountry).toEqual(countryRecount);
   }
 
   it('follows inserts, approvals, rejections, moves between countries and days, photos and deletions', async () => {
