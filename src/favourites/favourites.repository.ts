@@ -2,15 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { PreparedReader } from '../database/prepared-reader.js';
-import { LIBRARY_COLUMNS } from '../libraries/list-query.js';
-import type { LibraryRow } from '../libraries/library.row.js';
+import { LIST_ITEM_COLUMNS } from '../libraries/list-query.js';
+import type { ListItemRow } from '../libraries/library.row.js';
 
 /**
  * A page of a user's approved favourites ($1 user, $2 limit, $3 offset), most recently favourited first. The order
  * is favourites_user_created_idx's own (`library_id` breaks ties, the same as the library's id), so PostgreSQL walks
  * the index and stops after the page instead of joining and sorting every favourite.
  */
-const APPROVED_FAVOURITES_PAGE = `SELECT ${LIBRARY_COLUMNS}, true AS is_favourited
+const APPROVED_FAVOURITES_PAGE = `SELECT ${LIST_ITEM_COLUMNS}, true AS is_favourited
   FROM favourites f JOIN libraries l ON l.id = f.library_id
   WHERE f.user_id = $1 AND l.status = 'approved'
   ORDER BY f.created_at DESC, f.library_id DESC LIMIT $2 OFFSET $3`;
@@ -52,8 +52,8 @@ export class FavouritesRepository {
     userId: number,
     limit: number,
     offset: number,
-  ): Promise<{ total: number; rows: LibraryRow[] }> {
-    const result = await this.reader.read<LibraryRow & { total: number }>(
+  ): Promise<{ total: number; rows: ListItemRow[] }> {
+    const result = await this.reader.read<ListItemRow & { total: number }>(
       `SELECT t.total, p.* FROM (${APPROVED_FAVOURITES_COUNT}) t
        LEFT JOIN (${APPROVED_FAVOURITES_PAGE}) p ON true`,
       [userId, limit, offset],
@@ -62,7 +62,7 @@ export class FavouritesRepository {
   }
 
   /** The user's favourites that are still approved, most recently favourited first. */
-  findApproved(userId: number, limit: number, offset: number): Promise<LibraryRow[]> {
-    return this.reader.read<LibraryRow>(APPROVED_FAVOURITES_PAGE, [userId, limit, offset]);
+  findApproved(userId: number, limit: number, offset: number): Promise<ListItemRow[]> {
+    return this.reader.read<ListItemRow>(APPROVED_FAVOURITES_PAGE, [userId, limit, offset]);
   }
 }

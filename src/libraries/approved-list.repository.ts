@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
 import { paginateTogether, type Page } from '../common/pagination/pagination.js';
 import { PreparedReader } from '../database/prepared-reader.js';
-import type { LibraryRow } from './library.row.js';
+import type { ListItemRow } from './library.row.js';
 import { ListCache, type ListCacheStats } from './list-cache.js';
 import {
   byIdsQuery,
@@ -56,7 +56,7 @@ export class ApprovedListRepository {
     search: LibrarySearch,
     userId: number | null,
     query: { page: number; page_size: number },
-  ): Promise<Page<LibraryRow>> {
+  ): Promise<Page<ListItemRow>> {
     return paginateTogether(
       query,
       async (limit, offset) => {
@@ -68,7 +68,7 @@ export class ApprovedListRepository {
   }
 
   /** The newest approved libraries (`has_photo` optional). */
-  latest(limit: number, hasPhoto: boolean | undefined, userId: number | null): Promise<LibraryRow[]> {
+  latest(limit: number, hasPhoto: boolean | undefined, userId: number | null): Promise<ListItemRow[]> {
     return this.find({ hasPhoto }, userId, limit, 0);
   }
 
@@ -96,10 +96,10 @@ export class ApprovedListRepository {
     userId: number | null,
     limit: number,
     offset: number,
-  ): Promise<{ total: number; rows: LibraryRow[] | undefined }> {
+  ): Promise<{ total: number; rows: ListItemRow[] | undefined }> {
     const load = async () => {
       const { text, params } = countAndPageQuery(search, userId, limit, offset);
-      const result = await this.reader.read<LibraryRow & { total: number }>(
+      const result = await this.reader.read<ListItemRow & { total: number }>(
         text,
         params,
         worthPreparing(search),
@@ -109,7 +109,7 @@ export class ApprovedListRepository {
       return { total: result[0].total, rows: result.filter((row) => row.id !== null) };
     };
     if (countsFromAggregate(search)) return load();
-    let rows: LibraryRow[] | undefined;
+    let rows: ListItemRow[] | undefined;
     const total = await this.cache.get(
       ApprovedListRepository.key('count', countQuery(search)),
       async () => {
@@ -132,7 +132,7 @@ export class ApprovedListRepository {
     userId: number | null,
     limit: number,
     offset: number,
-  ): Promise<LibraryRow[]> {
+  ): Promise<ListItemRow[]> {
     if (isRanked(search) && this.cache.has(ApprovedListRepository.key('count', countQuery(search)))) {
       const statement = pageIdsQuery(search, limit, offset);
       const ids = await this.cache.get(
@@ -146,14 +146,14 @@ export class ApprovedListRepository {
       return this.findByIds(ids, userId);
     }
     const { text, params } = pageQuery(search, userId, limit, offset);
-    return this.reader.read<LibraryRow>(text, params, worthPreparing(search));
+    return this.reader.read<ListItemRow>(text, params, worthPreparing(search));
   }
 
   /** Approved libraries by id, in the order of `ids`. */
-  private async findByIds(ids: number[], userId: number | null): Promise<LibraryRow[]> {
+  private async findByIds(ids: number[], userId: number | null): Promise<ListItemRow[]> {
     if (!ids.length) return [];
     const { text, params } = byIdsQuery(ids, userId);
-    const rows = await this.reader.read<LibraryRow>(text, params, false);
+    const rows = await this.reader.read<ListItemRow>(text, params, false);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
