@@ -68,7 +68,11 @@ export class ApprovedListRepository {
   }
 
   /** The newest approved libraries (`has_photo` optional). */
-  latest(limit: number, hasPhoto: boolean | undefined, userId: number | null): Promise<ListItemRow[]> {
+  latest(
+    limit: number,
+    hasPhoto: boolean | undefined,
+    userId: number | null,
+  ): Promise<ListItemRow[]> {
     return this.find({ hasPhoto }, userId, limit, 0);
   }
 
@@ -133,7 +137,10 @@ export class ApprovedListRepository {
     limit: number,
     offset: number,
   ): Promise<ListItemRow[]> {
-    if (isRanked(search) && this.cache.has(ApprovedListRepository.key('count', countQuery(search)))) {
+    if (
+      isRanked(search) &&
+      this.cache.has(ApprovedListRepository.key('count', countQuery(search)))
+    ) {
       const statement = pageIdsQuery(search, limit, offset);
       const ids = await this.cache.get(
         ApprovedListRepository.key('page', statement),

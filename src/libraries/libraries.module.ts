@@ -10,7 +10,19 @@ import { LibraryMapper } from './library.mapper.js';
 @Module({
   imports: [EnrichmentModule],
   controllers: [LibrariesController],
-  providers: [ApprovedListRepository, LibrariesRepository, LibrariesService, LibraryMapper, PhotoProcessor],
-  exports: [ApprovedListRepository, LibrariesRepository, LibrariesService, LibraryMapper, PhotoProcessor],
+  providers: [
+    ApprovedListRepository,
+    LibrariesRepository,
+    LibrariesService,
+    LibraryMapper,
+    PhotoProcessor,
+  ],
+  exports: [
+    ApprovedListRepository,
+    LibrariesRepository,
+    LibrariesService,
+    LibraryMapper,
+    PhotoProcessor,
+  ],
 })
 export class LibrariesModule {}

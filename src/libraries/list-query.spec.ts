@@ -37,7 +37,11 @@ const SHAPES: Record<string, LibrarySearch> = {
   'near, no radius': { near: { lat: 52.52, lng: 13.4 } },
   'near with radius': { near: { lat: 52.52, lng: 13.4, radiusMeters: 5000 } },
   'near with radius at a pole': { near: { lat: 89.9, lng: 0, radiusMeters: 100_000 } },
-  'near + q + country': { near: { lat: 48.2, lng: 16.37, radiusMeters: 2000 }, q: 'buch', country: 'at' },
+  'near + q + country': {
+    near: { lat: 48.2, lng: 16.37, radiusMeters: 2000 },
+    q: 'buch',
+    country: 'at',
+  },
 };
 
 describe('list-query', () => {
@@ -68,12 +72,23 @@ describe('list-query', () => {
   });
 
   it('reads the count of the default, country and has_photo lists from library_country_counts only', () => {
-    for (const search of [{}, { country: 'DE' }, { hasPhoto: true }, { hasPhoto: false, country: 'DE' }]) {
+    for (const search of [
+      {},
+      { country: 'DE' },
+      { hasPhoto: true },
+      { hasPhoto: false, country: 'DE' },
+    ]) {
       expect(countsFromAggregate(search)).toBe(true);
       expect(countQuery(search).text).toContain('library_country_counts');
       expect(countQuery(search).text).not.toMatch(/FROM libraries l\s*(WHERE|$)/);
     }
-    for (const search of [{ q: 'x' }, { search: 'x' }, { city: 'x' }, { postalCode: '1' }, { near: { lat: 1, lng: 1 } }]) {
+    for (const search of [
+      { q: 'x' },
+      { search: 'x' },
+      { city: 'x' },
+      { postalCode: '1' },
+      { near: { lat: 1, lng: 1 } },
+    ]) {
       expect(countsFromAggregate(search)).toBe(false);
       expect(countQuery(search).text).not.toContain('library_country_counts');
     }

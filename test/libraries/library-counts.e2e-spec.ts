@@ -60,14 +60,24 @@ describe('library_counts', () => {
        FROM generate_series(1, 200) AS i`,
     );
     await expectExact();
-    await sql(`UPDATE libraries SET status = 'approved' WHERE slug IN ('count-4', 'count-8', 'count-12')`);
+    await sql(
+      `UPDATE libraries SET status = 'approved' WHERE slug IN ('count-4', 'count-8', 'count-12')`,
+    );
     await expectExact();
     await sql(`UPDATE libraries SET status = 'rejected' WHERE slug LIKE 'count-1%'`);
     await expectExact();
-    await sql(`UPDATE libraries SET country = 'IT' WHERE slug IN ('count-21', 'count-22', 'count-23')`);
-    await sql(`UPDATE libraries SET created_at = created_at - interval '40 days' WHERE slug = 'count-25'`);
-    await sql(`UPDATE libraries SET photo_key = NULL, thumbnail_key = NULL WHERE slug = 'count-26'`);
-    await sql(`UPDATE libraries SET photo_key = 'p.jpg', thumbnail_key = 't.jpg' WHERE slug = 'count-27'`);
+    await sql(
+      `UPDATE libraries SET country = 'IT' WHERE slug IN ('count-21', 'count-22', 'count-23')`,
+    );
+    await sql(
+      `UPDATE libraries SET created_at = created_at - interval '40 days' WHERE slug = 'count-25'`,
+    );
+    await sql(
+      `UPDATE libraries SET photo_key = NULL, thumbnail_key = NULL WHERE slug = 'count-26'`,
+    );
+    await sql(
+      `UPDATE libraries SET photo_key = 'p.jpg', thumbnail_key = 't.jpg' WHERE slug = 'count-27'`,
+    );
     await sql(`UPDATE libraries SET name = 'Renamed' WHERE slug LIKE 'count-3%'`);
     await expectExact();
     await sql(`DELETE FROM libraries WHERE slug LIKE 'count-5%' OR slug = 'count-2'`);
@@ -93,9 +103,7 @@ describe('library_counts', () => {
       );
     const recount = async (where: string) =>
       (
-        await sql(
-          `SELECT count(*)::int AS n FROM libraries l WHERE l.status = 'approved' ${where}`,
-        )
+        await sql(`SELECT count(*)::int AS n FROM libraries l WHERE l.status = 'approved' ${where}`)
       )[0].n as number;
     const withPhoto = `AND (l.photo_key IS NOT NULL OR EXISTS (SELECT 1 FROM library_photos p
                         WHERE p.library_id = l.id AND p.status = 'approved'))`;
@@ -103,13 +111,19 @@ describe('library_counts', () => {
       ['', ''],
       ['country=at', `AND l.country = 'AT'`],
       ['has_photo=true', withPhoto],
-      ['has_photo=false', `AND NOT (l.photo_key IS NOT NULL OR EXISTS (SELECT 1 FROM library_photos p
-                            WHERE p.library_id = l.id AND p.status = 'approved'))`],
+      [
+        'has_photo=false',
+        `AND NOT (l.photo_key IS NOT NULL OR EXISTS (SELECT 1 FROM library_photos p
+                            WHERE p.library_id = l.id AND p.status = 'approved'))`,
+      ],
       ['has_photo=true&country=AT', `${withPhoto} AND l.country = 'AT'`],
     ];
     for (const [query, where] of cases) {
       const res = await request(t.http).get(`/api/v1/libraries/?${query}`).expect(200);
-      expect({ query, total: res.body.pagination.total }).toEqual({ query, total: await recount(where) });
+      expect({ query, total: res.body.pagination.total }).toEqual({
+        query,
+        total: await recount(where),
+      });
     }
 
     const countries = await request(t.http).get('/api/v1/libraries/countries/').expect(200);
@@ -118,10 +132,12 @@ describe('library_counts', () => {
        GROUP BY country ORDER BY count DESC, country`,
     );
     expect(
-      (countries.body.items as { country_code: string; count: number }[]).map(({ country_code, count }) => ({
-        country_code,
-        count,
-      })),
+      (countries.body.items as { country_code: string; count: number }[]).map(
+        ({ country_code, count }) => ({
+          country_code,
+          count,
+        }),
+      ),
     ).toEqual(expected);
 
     const stats = await request(t.http).get('/api/v1/statistics/').expect(200);

@@ -80,8 +80,7 @@ describe('query plans of the library list', () => {
     });
   }
 
-  const page = (search: LibrarySearch) =>
-    explain(pageQuery(search, null, 20, 0));
+  const page = (search: LibrarySearch) => explain(pageQuery(search, null, 20, 0));
   const count = (search: LibrarySearch) => explain(countQuery(search));
 
   it('proximity (nearest first) walks libraries_location_idx', async () => {
