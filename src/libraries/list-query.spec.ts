@@ -77,6 +77,8 @@ describe('list-query', () => {
       { country: 'DE' },
       { hasPhoto: true },
       { hasPhoto: false, country: 'DE' },
+      // Nearest first without a radius filters nothing.
+      { near: { lat: 1, lng: 1 }, country: 'DE' },
     ]) {
       expect(countsFromAggregate(search)).toBe(true);
       expect(countQuery(search).text).toContain('library_country_counts');
@@ -87,10 +89,18 @@ describe('list-query', () => {
       { search: 'x' },
       { city: 'x' },
       { postalCode: '1' },
-      { near: { lat: 1, lng: 1 } },
+      { near: { lat: 1, lng: 1, radiusMeters: 1000 } },
     ]) {
       expect(countsFromAggregate(search)).toBe(false);
       expect(countQuery(search).text).not.toContain('library_country_counts');
+    }
+  });
+
+  it('reads no more rows for the page than the count found past the offset', () => {
+    for (const search of [{}, { near: { lat: 1, lng: 1, radiusMeters: 5000 } }, { city: 'x' }]) {
+      const { text } = countAndPageQuery(search, null, 20, 40);
+      expect(text).toMatch(/LEFT JOIN LATERAL/);
+      expect(text).toMatch(/LIMIT least\(\$\d+::int, greatest\(t\.total - \$\d+::int, 0\)\)/);
     }
   });
 
