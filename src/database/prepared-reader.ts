@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type pg from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
 
 /** A statement as PostgreSQL received it: parameters in their text form (what `pg` sends, typed `unknown`). */
@@ -67,7 +67,9 @@ export class PreparedReader {
     } catch (error) {
       // A failed connection is closed rather than handed to the next request (with its prepared statements).
       client.release(error as Error);
-      throw error;
+      // The error TypeORM's `query` would raise for the same failure, so callers (and the database-unavailable
+      // check, which reads `driverError`) see one kind whichever way a statement ran.
+      throw new QueryFailedError(text, params, error as Error);
     }
   }
 
