@@ -23,8 +23,10 @@ export function parameterText(value: unknown): string | null {
     };
     return `{${value.map(element).join(',')}}`;
   }
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value as string | number | boolean | bigint);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return value.toString();
+  return JSON.stringify(value) ?? null;
 }
 
 /**
