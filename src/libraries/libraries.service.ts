@@ -12,12 +12,7 @@ import {
   photoKeys,
   type PhotoFolder,
 } from '../common/media/photo-processor.js';
-import {
-  paginate,
-  paginateTogether,
-  type Page,
-  type PaginationQueryDto,
-} from '../common/pagination/pagination.js';
+import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
 import { commitOutcomeUnknown, readAfterCommit } from '../database/transaction.js';
 import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import type { CreateLibraryDto } from './dto/create-library.dto.js';
@@ -35,7 +30,9 @@ import { PROTECTED_LIBRARY_FIELDS, type UpdateLibraryDto } from './dto/update-li
 import type { PendingPhoto } from './library.entity.js';
 import { LibraryMapper } from './library.mapper.js';
 import type { LibraryRow, LibraryValues } from './library.row.js';
+import { ApprovedListRepository } from './approved-list.repository.js';
 import { LibrariesRepository } from './libraries.repository.js';
+import type { LibrarySearch } from './list-query.js';
 import { baseSlug } from './slug.js';
 
 /** A photo as PhotoUpload leaves it: the upload streamed to a temporary file, removed after the request. */
@@ -68,6 +65,7 @@ export class LibrariesService {
 
   constructor(
     private readonly libraries: LibrariesRepository,
+    private readonly approved: ApprovedListRepository,
     private readonly mapper: LibraryMapper,
     private readonly photos: PhotoProcessor,
     private readonly media: MediaStorage,
@@ -80,7 +78,7 @@ export class LibrariesService {
     user: AuthUser | null,
     query: ListLibrariesQueryDto,
   ): Promise<Page<LibraryItemResponse>> {
-    const search = {
+    const search: LibrarySearch = {
       q: query.q || undefined,
       search: query.search || undefined,
       city: query.city || undefined,
@@ -96,36 +94,20 @@ export class LibrariesService {
             }
           : undefined,
     };
-    // The count and the requested page are read together (see countAndFindApproved).
-    const userId = user?.id ?? null;
-    return paginateTogether(
-      query,
-      async (limit, offset) => {
-        const { total, rows } = await this.libraries.countAndFindApproved(
-          search,
-          userId,
-          limit,
-          offset,
-        );
-        return { total, items: rows?.map((row) => this.mapper.item(row)) };
-      },
-      async (limit, offset) =>
-        (await this.libraries.findApproved(search, userId, limit, offset)).map((row) =>
-          this.mapper.item(row),
-        ),
-    );
+    const page = await this.approved.page(search, user?.id ?? null, query);
+    return { items: page.items.map((row) => this.mapper.item(row)), pagination: page.pagination };
   }
 
   async latest(
     user: AuthUser | null,
     query: LatestLibrariesQueryDto,
   ): Promise<LatestLibrariesResponse> {
-    const rows = await this.libraries.findLatest(query.limit, query.has_photo, user?.id ?? null);
+    const rows = await this.approved.latest(query.limit, query.has_photo, user?.id ?? null);
     return { items: rows.map((row) => this.mapper.item(row)) };
   }
 
   async countries(): Promise<CountryListResponse> {
-    const rows = await this.libraries.countApprovedByCountry();
+    const rows = await this.approved.countByCountry();
     return { items: rows.map((row) => this.mapper.country(row)) };
   }
 
