@@ -2,10 +2,7 @@ import request from 'supertest';
 import { bearer, loginUser, registerUser, TEST_PASSWORD } from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
-
-const UNAUTHORIZED = { message: 'Unauthorized', details: null };
-const INVALID_REFRESH = { message: 'Invalid or expired refresh token.', details: null };
-const error = (message: string) => ({ message, details: null });
+import { errorBody as error, INVALID_REFRESH, UNAUTHORIZED } from '../support/errors.js';
 
 describe('account changes: email, password, deletion', () => {
   let db: TestDatabase;

@@ -2,13 +2,12 @@ import request from 'supertest';
 import { bearer, loginUser, registerUser, type RegisteredUser } from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { NOT_FOUND, UNAUTHORIZED } from '../support/errors.js';
 
-const UNAUTHORIZED = { message: 'Unauthorized', details: null };
 const HELD_ELSEWHERE = {
   message: 'This device token is registered to another account.',
   details: null,
 };
-const NOT_FOUND = { message: 'Not found.', details: null };
 
 let seq = 0;
 const deviceToken = () => `apns-${process.pid}-${(seq += 1)}-${'a1'.repeat(28)}`;

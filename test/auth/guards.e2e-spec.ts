@@ -4,9 +4,7 @@ import { bearer, makeStaff, registerUser, type RegisteredUser } from '../support
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 import { StaffProbeModule } from '../support/staff-probe.module.js';
-
-const UNAUTHORIZED = { message: 'Unauthorized', details: null };
-const STAFF_REQUIRED = { message: 'Staff access required.', details: null };
+import { STAFF_REQUIRED, UNAUTHORIZED } from '../support/errors.js';
 
 describe('global JWT and staff guards', () => {
   let db: TestDatabase;

@@ -8,10 +8,7 @@ import {
   itWithDatabaseServer,
 } from '../support/app.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
-
-const UNAUTHORIZED = { message: 'Unauthorized', details: null };
-const INVALID_REFRESH = { message: 'Invalid or expired refresh token.', details: null };
-const INVALID_CREDENTIALS = { message: 'Invalid credentials.', details: null };
+import { INVALID_CREDENTIALS, INVALID_REFRESH, UNAUTHORIZED } from '../support/errors.js';
 
 function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));

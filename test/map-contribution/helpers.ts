@@ -26,9 +26,7 @@ export const ALL_GATES = 'plan,community,licence,consent_copy,attribution,rollba
 export const SOURCE_WORDING = 'survey; individually reviewed user submission (Bookcase Directory)';
 export const CREATED_BY = 'bookcase-directory/0.1.0';
 
-export const STAFF_ONLY = { message: 'Staff access required.', details: null };
-export const UNAUTHORIZED = { message: 'Unauthorized', details: null };
-export const NOT_FOUND = { message: 'Not found.', details: null };
+export { NOT_FOUND, STAFF_REQUIRED as STAFF_ONLY, UNAUTHORIZED } from '../support/errors.js';
 
 /** Degrees of latitude per metre on the mean Earth sphere (the fake and the client both use it). */
 export const DEG_PER_M = 180 / (Math.PI * 6_371_008.8);

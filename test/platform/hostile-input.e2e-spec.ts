@@ -18,12 +18,12 @@ import {
   mediaFiles,
   NOT_FOUND,
 } from '../support/libraries.js';
+import { CANNOT_PARSE } from '../support/errors.js';
 
 const BAD_TEXT = {
   msg: 'Must not contain NUL bytes or invalid UTF-8.',
   type: 'invalid_characters',
 };
-const CANNOT_PARSE = { message: 'Cannot parse request body.', details: null };
 
 function validationAt(...locs: (string | number)[][]) {
   return {
