@@ -7,8 +7,9 @@ import {
   describeWithRedis,
   type TestApp,
 } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createTestDatabase } from '../support/database.js';
 import { ProbeModule } from '../support/probe.module.js';
+import { useTestSuite } from '../support/suite.js';
 
 class Collector extends Writable {
   lines: string[] = [];
@@ -20,24 +21,17 @@ class Collector extends Writable {
 }
 
 describe('HTTP surface: logs, caching headers, media, health', () => {
-  let db: TestDatabase;
   let t: TestApp;
   const logs = new Collector();
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       imports: [ProbeModule],
       env: { RATE_LIMIT_ENABLED: 'false' },
       logDestination: logs,
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+    },
+    (s) => ({ t } = s),
+  );
 
   describe('structured logs', () => {
     it('log one JSON line per request with its id, and never credentials', async () => {
