@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Database } from '../database/database.js';
 import type { LibraryRefColumns } from '../libraries/library.row.js';
-import { runTransaction } from '../database/transaction.js';
 
 /** Community photos a user may have pending or approved on one library (rejected ones do not count). */
 export const PHOTOS_PER_USER_PER_LIBRARY = 3;
@@ -18,7 +16,7 @@ export interface MyPhotoRow extends LibraryRefColumns {
 
 @Injectable()
 export class CommunityPhotosRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   /**
    * Inserts a pending photo unless the user already has the maximum pending or approved on that library. The
@@ -32,7 +30,7 @@ export class CommunityPhotosRepository {
     photoKey: string;
     thumbnailKey: string;
   }): Promise<{ id: number; caption: string; status: string; created_at: Date } | null> {
-    return runTransaction(this.dataSource, async (manager) => {
+    return this.db.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [
         values.userId,
         values.libraryId,
@@ -55,7 +53,7 @@ export class CommunityPhotosRepository {
   }
 
   async countActive(userId: number, libraryId: number): Promise<number> {
-    const rows = await this.dataSource.query<{ n: number }[]>(
+    const rows = await this.db.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM library_photos
        WHERE created_by = $1 AND library_id = $2 AND status IN ('pending', 'approved')`,
       [userId, libraryId],
@@ -64,7 +62,7 @@ export class CommunityPhotosRepository {
   }
 
   async countByCreator(userId: number): Promise<number> {
-    const rows = await this.dataSource.query<{ n: number }[]>(
+    const rows = await this.db.query<{ n: number }[]>(
       'SELECT count(*)::int AS n FROM library_photos WHERE created_by = $1',
       [userId],
     );
@@ -72,7 +70,7 @@ export class CommunityPhotosRepository {
   }
 
   findByCreator(userId: number, limit: number, offset: number): Promise<MyPhotoRow[]> {
-    return this.dataSource.query<MyPhotoRow[]>(
+    return this.db.query<MyPhotoRow[]>(
       `SELECT p.id, p.caption, p.photo_key, p.thumbnail_key, p.status, p.created_at,
               l.id AS library_id, l.slug AS library_slug, l.name AS library_name, l.city AS library_city,
               l.country AS library_country, l.status AS library_status

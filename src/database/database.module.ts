@@ -1,11 +1,14 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   buildDataSourceOptions,
   DEFAULT_DATABASE_TIMEOUTS,
   type DatabaseTimeouts,
 } from './data-source-options.js';
+import { Database } from './database.js';
 
+/** The connection (TypeORM's DataSource, pooled) and `Database`, the `Sql` every repository runs on. */
+@Global()
 @Module({})
 export class DatabaseModule {
   /** Connects to `url` and applies pending migrations before the app serves anything. */
@@ -25,6 +28,8 @@ export class DatabaseModule {
           retryDelay: 1000,
         }),
       ],
+      providers: [Database],
+      exports: [Database],
     };
   }
 }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Database } from '../database/database.js';
 import { LIBRARY_COLUMNS } from '../libraries/libraries.repository.js';
 import type { LibraryRow } from '../libraries/library.row.js';
 
@@ -12,11 +11,11 @@ const APPROVED_FAVOURITES_PAGE = `SELECT ${LIBRARY_COLUMNS}, true AS is_favourit
 
 @Injectable()
 export class FavouritesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   /** Adds the favourite; false when it already existed (concurrent adds leave exactly one row). */
   async add(userId: number, libraryId: number): Promise<boolean> {
-    const rows = await this.dataSource.query<{ user_id: number }[]>(
+    const rows = await this.db.query<{ user_id: number }[]>(
       `INSERT INTO favourites (user_id, library_id) VALUES ($1, $2)
        ON CONFLICT (user_id, library_id) DO NOTHING RETURNING user_id`,
       [userId, libraryId],
@@ -25,7 +24,7 @@ export class FavouritesRepository {
   }
 
   async remove(userId: number, libraryId: number): Promise<void> {
-    await this.dataSource.query('DELETE FROM favourites WHERE user_id = $1 AND library_id = $2', [
+    await this.db.query('DELETE FROM favourites WHERE user_id = $1 AND library_id = $2', [
       userId,
       libraryId,
     ]);
@@ -40,7 +39,7 @@ export class FavouritesRepository {
     limit: number,
     offset: number,
   ): Promise<{ total: number; rows: LibraryRow[] }> {
-    const result = await this.dataSource.query<(LibraryRow & { total: number })[]>(
+    const result = await this.db.query<(LibraryRow & { total: number })[]>(
       `SELECT t.total, p.* FROM (
          SELECT count(*)::int AS total FROM favourites f JOIN libraries l ON l.id = f.library_id
          WHERE f.user_id = $1 AND l.status = 'approved') t
@@ -52,6 +51,6 @@ export class FavouritesRepository {
 
   /** The user's favourites that are still approved, most recently favourited first. */
   findApproved(userId: number, limit: number, offset: number): Promise<LibraryRow[]> {
-    return this.dataSource.query<LibraryRow[]>(APPROVED_FAVOURITES_PAGE, [userId, limit, offset]);
+    return this.db.query<LibraryRow[]>(APPROVED_FAVOURITES_PAGE, [userId, limit, offset]);
   }
 }

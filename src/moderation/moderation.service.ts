@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../database/database.js';
 import { NotFoundError, RefusedError } from '../common/errors/domain-errors.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import { paginate, type Page } from '../common/pagination/pagination.js';
@@ -158,7 +158,7 @@ export class ModerationService {
    * rejected library's primary and staged photos leave public view, and come back when it leaves `rejected`.
    */
   private async changeStatus(
-    manager: EntityManager,
+    manager: Transaction,
     actor: AuditActor,
     row: LibraryRow,
     dto: LibraryStatusChange,

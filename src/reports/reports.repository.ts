@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { runTransaction } from '../database/transaction.js';
+import { Database } from '../database/database.js';
 import type { LibraryRefColumns } from '../libraries/library.row.js';
 import type { ReportReason } from './dto/create-report.dto.js';
 
@@ -14,7 +12,7 @@ export interface MyReportRow extends LibraryRefColumns {
 
 @Injectable()
 export class ReportsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   /** In an explicit transaction, so a connection lost during COMMIT is known as such (see runTransaction). */
   async insert(values: {
@@ -25,7 +23,7 @@ export class ReportsRepository {
     photoKey: string | null;
     thumbnailKey: string | null;
   }): Promise<{ id: number; reason: string; created_at: Date }> {
-    const rows = await runTransaction(this.dataSource, (manager) =>
+    const rows = await this.db.transaction((manager) =>
       manager.query<{ id: number; reason: string; created_at: Date }[]>(
         `INSERT INTO reports (library_id, created_by, reason, details, photo_key, thumbnail_key)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, reason, created_at`,
@@ -43,7 +41,7 @@ export class ReportsRepository {
   }
 
   async countByCreator(userId: number): Promise<number> {
-    const rows = await this.dataSource.query<{ n: number }[]>(
+    const rows = await this.db.query<{ n: number }[]>(
       'SELECT count(*)::int AS n FROM reports WHERE created_by = $1',
       [userId],
     );
@@ -51,7 +49,7 @@ export class ReportsRepository {
   }
 
   findByCreator(userId: number, limit: number, offset: number): Promise<MyReportRow[]> {
-    return this.dataSource.query<MyReportRow[]>(
+    return this.db.query<MyReportRow[]>(
       `SELECT r.id, r.reason, r.status, r.created_at, l.id AS library_id, l.slug AS library_slug,
               l.name AS library_name, l.city AS library_city, l.country AS library_country,
               l.status AS library_status

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Database } from '../database/database.js';
 
 export interface Totals {
   total_approved: number;
@@ -10,13 +9,13 @@ export interface Totals {
 
 @Injectable()
 export class StatisticsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   async totals(): Promise<Totals> {
     // HAS_PHOTO's correlated EXISTS is costed per approved row, which lifts this statement far above
     // jit_above_cost: JIT compilation then took 158 of its 223 ms at 100,000 libraries (issue 7). A join on the
     // distinct ids of libraries with an approved photo is the same count, planned as one hash join without JIT.
-    const rows = await this.dataSource.query<Totals[]>(
+    const rows = await this.db.query<Totals[]>(
       `SELECT count(*)::int AS total_approved,
               count(*) FILTER (WHERE l.photo_key IS NOT NULL OR p.library_id IS NOT NULL)::int AS total_with_image,
               min(l.created_at) AS oldest
@@ -29,7 +28,7 @@ export class StatisticsRepository {
   }
 
   topCountries(limit: number): Promise<{ country: string; count: number }[]> {
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT country, count(*)::int AS count FROM libraries WHERE status = 'approved'
        GROUP BY country ORDER BY count DESC, country ASC LIMIT $1`,
       [limit],
@@ -44,7 +43,7 @@ export class StatisticsRepository {
     unit: 'day' | 'month',
     until: Date,
   ): Promise<{ period: string; cumulative_count: number }[]> {
-    return this.dataSource.query(
+    return this.db.query(
       `WITH added AS (
          SELECT date_trunc($1, created_at AT TIME ZONE 'UTC') AS period, count(*)::int AS n
          FROM libraries WHERE status = 'approved' GROUP BY 1
