@@ -16,8 +16,7 @@ import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 /** A started fake (loopback server, own Redis, …): anything with `close()` or `stop()`. */
-export type StartedFake =
-  { close(): Promise<unknown> | unknown } | { stop(): Promise<unknown> | unknown };
+export type StartedFake = { close(): unknown } | { stop(): unknown };
 
 export interface TestSuiteOptions<F extends Record<string, StartedFake>> extends Omit<
   TestAppOptions,
