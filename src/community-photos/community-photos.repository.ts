@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../database/database.js';
+import { Database, type Transaction } from '../database/database.js';
 import type { LibraryRefColumns } from '../libraries/library.row.js';
 
 /** Community photos a user may have pending or approved on one library (rejected ones do not count). */
@@ -14,6 +14,14 @@ export interface MyPhotoRow extends LibraryRefColumns {
   created_at: Date;
 }
 
+/** A community photo as its insert returns it. */
+export interface CommunityPhotoRow {
+  id: number;
+  caption: string;
+  status: string;
+  created_at: Date;
+}
+
 @Injectable()
 export class CommunityPhotosRepository {
   constructor(private readonly db: Database) {}
@@ -23,13 +31,18 @@ export class CommunityPhotosRepository {
    * count and the insert run under a transaction-scoped advisory lock on (user, library), so parallel uploads by
    * one user cannot overshoot. Returns null when the limit is reached.
    */
-  async insertWithinLimit(values: {
-    libraryId: number;
-    userId: number;
-    caption: string;
-    photoKey: string;
-    thumbnailKey: string;
-  }): Promise<{ id: number; caption: string; status: string; created_at: Date } | null> {
+  async insertWithinLimit(
+    values: {
+      libraryId: number;
+      userId: number;
+      caption: string;
+      photoKey: string;
+      thumbnailKey: string;
+    },
+    /** Runs in the insert's transaction with the new row (e.g. to record an idempotency key). */
+    afterInsert: (tx: Transaction, row: CommunityPhotoRow) => Promise<void> = () =>
+      Promise.resolve(),
+  ): Promise<CommunityPhotoRow | null> {
     return this.db.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [
         values.userId,
@@ -41,13 +54,12 @@ export class CommunityPhotosRepository {
         [values.userId, values.libraryId],
       );
       if (n >= PHOTOS_PER_USER_PER_LIBRARY) return null;
-      const rows = await manager.query<
-        { id: number; caption: string; status: string; created_at: Date }[]
-      >(
+      const rows = await manager.query<CommunityPhotoRow[]>(
         `INSERT INTO library_photos (library_id, created_by, caption, photo_key, thumbnail_key)
          VALUES ($1, $2, $3, $4, $5) RETURNING id, caption, status, created_at`,
         [values.libraryId, values.userId, values.caption, values.photoKey, values.thumbnailKey],
       );
+      await afterInsert(manager, rows[0]);
       return rows[0];
     });
   }
