@@ -1,113 +1,35 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import {
-  actorLibraryConditions,
-  whereClause,
-  type ActorLibraryFilter,
-} from '../moderation-audit/audit-filter.js';
 import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
 import { Clock } from '../common/clock.js';
+import {
+  CONTRIBUTION_COLUMNS,
+  LIBRARY_COLUMNS,
+  LIBRARY_WITH_RECORD,
+  withRecord,
+  type ContributionLibraryRow,
+  type ContributionRow,
+  type LibraryWithRecord,
+  type NewEvent,
+} from './contribution-rows.js';
 import type { CandidateSnapshot, ContributionStatus, ElementType } from './domain/types.js';
 
-export interface ContributionRow {
-  id: number;
-  library_id: number;
-  status: ContributionStatus;
-  checked_at: Date | null;
-  last_check_failed: boolean;
-  duplicate_candidates: CandidateSnapshot[];
-  resolved_different: string[];
-  mapdb_element_type: ElementType | null;
-  mapdb_element_id: string | null;
-  changeset_id: string | null;
-  contributed_at: Date | null;
-  contributed_by: number | null;
-  contributed_by_username: string | null;
-  last_attempt_key: string | null;
-  last_error_code: string;
-  last_error_message: string;
-}
-
-/** The library columns the workflow reads (eligibility, tags, position). */
-export interface ContributionLibraryRow {
-  id: number;
-  slug: string;
-  name: string;
-  description: string;
-  address: string;
-  city: string;
-  country: string;
-  status: 'pending' | 'approved' | 'rejected';
-  submission_origin: 'legacy' | 'user' | 'staff' | 'import';
-  created_by: number | null;
-  mapdb_submission_allowed: boolean;
-  source: string;
-  external_id: string;
-  pending_changes: unknown;
-  pending_photo: unknown;
-  lat: number;
-  lng: number;
-  capacity: number | null;
-  is_indoor: boolean | null;
-  is_lit: boolean | null;
-  wheelchair_accessible: '' | 'yes' | 'no' | 'limited';
-  brand: string;
-  operator: string;
-  website: string;
-  ai_generated_fields: string[];
-}
-
-export interface EventRow {
-  event_type: string;
-  outcome: string;
-  actor_id: number | null;
-  actor_username: string | null;
-  attempt_key: string | null;
-  details: Record<string, unknown>;
-  created_at: Date;
-}
-
-/** An event of the whole history, with the library it concerns (null once the library was deleted). */
-export interface HistoryEventRow extends EventRow {
-  library_slug: string | null;
-  library_name: string | null;
-}
-
-/** Filters of the history: the staff member's username (case-insensitive) and the library's slug. */
-export type HistoryFilter = ActorLibraryFilter;
-
-function historyWhere(filter: HistoryFilter): { where: string; params: unknown[] } {
-  const params: unknown[] = [];
-  return { where: whereClause(actorLibraryConditions(filter, params)), params };
-}
-
-export interface NewEvent {
-  type: string;
-  outcome: string;
-  actor: { id: number; username: string } | null;
-  attemptKey?: string | null;
-  details?: Record<string, unknown>;
-  /** When it happened (the injected clock); the database's now() when omitted. */
-  at?: Date;
-}
-
-const LIBRARY_COLUMNS = `l.id, l.slug, l.name, l.description, l.address, l.city, l.country, l.status, l.submission_origin,
-  l.created_by, l.mapdb_submission_allowed, l.source, l.external_id, l.pending_changes, l.pending_photo,
-  ST_Y(l.location::geometry) AS lat, ST_X(l.location::geometry) AS lng, l.capacity, l.is_indoor, l.is_lit,
-  l.wheelchair_accessible, l.brand, l.operator, l.website, l.ai_generated_fields`;
-
-const CONTRIBUTION_COLUMNS = `c.id, c.library_id, c.status, c.checked_at, c.last_check_failed, c.duplicate_candidates,
-  c.resolved_different, c.mapdb_element_type, c.mapdb_element_id::text AS mapdb_element_id,
-  c.changeset_id::text AS changeset_id, c.contributed_at, c.contributed_by, u.username AS contributed_by_username,
-  c.last_attempt_key, c.last_error_code, c.last_error_message`;
-
 type Runner = Pick<EntityManager, 'query'>;
+
+/** A column change of a transition; JSON columns are serialised. */
+type Change = [column: string, value: unknown];
+
+const JSON_COLUMNS = new Set(['duplicate_candidates', 'resolved_different']);
 
 /** PostgreSQL `lock_not_available` (55P03): a NOWAIT lock met a holder. */
 function isLockNotAvailable(error: QueryFailedError): boolean {
   return (error.driverError as { code?: string } | undefined)?.code === '55P03';
 }
 
+/**
+ * The contribution records: joined reads of a library with its record, the locks of the write claim, and the
+ * workflow's transitions, each named for the step it stores (no generic partial update).
+ */
 @Injectable()
 export class MapContributionRepository {
   constructor(
@@ -119,6 +41,7 @@ export class MapContributionRepository {
     return manager ?? this.dataSource;
   }
 
+  /** The library row alone; with `lock`, locked for the rest of the caller's transaction (the write claim). */
   async findLibrary(
     slug: string,
     manager?: EntityManager,
@@ -131,31 +54,88 @@ export class MapContributionRepository {
     return (rows as ContributionLibraryRow[])[0] ?? null;
   }
 
+  /** A library and its record in one read (a read never creates a record), or null when no library has the slug. */
+  async findLibraryWithRecord(slug: string): Promise<LibraryWithRecord | null> {
+    const rows = await this.dataSource.query(`${LIBRARY_WITH_RECORD} WHERE l.slug = $1`, [slug]);
+    const row = (rows as (ContributionLibraryRow & { record: ContributionRow | null })[])[0];
+    return row ? withRecord(row) : null;
+  }
+
+  /** Several libraries with their records in one read, in the order of `slugs`; a missing slug is left out. */
+  async findLibrariesWithRecords(slugs: string[]): Promise<LibraryWithRecord[]> {
+    const rows = (await this.dataSource.query(`${LIBRARY_WITH_RECORD} WHERE l.slug = ANY($1)`, [
+      slugs,
+    ])) as (ContributionLibraryRow & { record: ContributionRow | null })[];
+    const bySlug = new Map(rows.map((row) => [row.slug, withRecord(row)]));
+    return slugs.flatMap((slug) => bySlug.get(slug) ?? []);
+  }
+
   /**
-   * The record of a library, created (unchecked) on first use. With `lock`, the row is locked for the rest of
-   * the caller's transaction.
+   * Libraries the workflow can concern: those whose submitter opted in, and any with a record. (Everything else
+   * is ineligible by the permission rule alone, so filters need not look at it.)
    */
-  async record(libraryId: number, manager?: EntityManager, lock = false): Promise<ContributionRow> {
-    const runner = this.runner(manager);
-    await runner.query(
+  async findCandidates(): Promise<LibraryWithRecord[]> {
+    const rows = await this.dataSource.query(
+      `${LIBRARY_WITH_RECORD}
+       WHERE l.mapdb_submission_allowed OR rec.id IS NOT NULL
+       ORDER BY l.created_at DESC, l.id DESC`,
+    );
+    return (rows as (ContributionLibraryRow & { record: ContributionRow | null })[]).map(
+      withRecord,
+    );
+  }
+
+  /** The record of a library, or null when it has none (never created by a read). */
+  async findRecord(libraryId: number): Promise<ContributionRow | null> {
+    const rows = await this.dataSource.query(
+      `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
+       WHERE c.library_id = $1`,
+      [libraryId],
+    );
+    return (rows as ContributionRow[])[0] ?? null;
+  }
+
+  /** The records of several libraries in one read, by library id. */
+  async findRecords(libraryIds: number[]): Promise<Map<number, ContributionRow>> {
+    const rows = (await this.dataSource.query(
+      `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
+       WHERE c.library_id = ANY($1)`,
+      [libraryIds],
+    )) as ContributionRow[];
+    return new Map(rows.map((row) => [row.library_id, row]));
+  }
+
+  /** The record locked for the rest of the caller's transaction, or null when the library has none. */
+  async lockRecord(manager: EntityManager, libraryId: number): Promise<ContributionRow | null> {
+    const rows = await manager.query(
+      `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
+       WHERE c.library_id = $1 FOR UPDATE OF c`,
+      [libraryId],
+    );
+    return (rows as ContributionRow[])[0] ?? null;
+  }
+
+  /**
+   * The record locked for the rest of the caller's transaction, created (unchecked) first when the library has
+   * none: only the transactions that record something about a library create its record.
+   */
+  async lockOrCreateRecord(manager: EntityManager, libraryId: number): Promise<ContributionRow> {
+    const existing = await this.lockRecord(manager, libraryId);
+    if (existing) return existing;
+    await manager.query(
       'INSERT INTO map_contributions (library_id) VALUES ($1) ON CONFLICT (library_id) DO NOTHING',
       [libraryId],
     );
-    const rows = await runner.query(
-      `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
-       WHERE c.library_id = $1 ${lock ? 'FOR UPDATE OF c' : ''}`,
-      [libraryId],
-    );
-    return (rows as ContributionRow[])[0];
+    return (await this.lockRecord(manager, libraryId))!;
   }
 
   /**
    * The record locked for the rest of the caller's transaction without waiting: `locked` when another transaction
-   * holds it (a reconciliation in progress), null when the library has no record.
+   * holds it (a reconciliation storing its outcome), null when the library has no record.
    */
   async lockRecordNoWait(
-    libraryId: number,
     manager: EntityManager,
+    libraryId: number,
   ): Promise<ContributionRow | null | 'locked'> {
     try {
       const rows = await manager.query(
@@ -170,46 +150,6 @@ export class MapContributionRepository {
     }
   }
 
-  async findRecord(libraryId: number): Promise<ContributionRow | null> {
-    const rows = await this.dataSource.query(
-      `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
-       WHERE c.library_id = $1`,
-      [libraryId],
-    );
-    return (rows as ContributionRow[])[0] ?? null;
-  }
-
-  /**
-   * Libraries the workflow can concern: those whose submitter opted in, and any with a record. (Everything else
-   * is ineligible by the permission rule alone, so filters need not look at it.)
-   */
-  async findCandidates(): Promise<
-    { library: ContributionLibraryRow; record: ContributionRow | null }[]
-  > {
-    const rows = await this.dataSource.query(
-      `SELECT ${LIBRARY_COLUMNS}, to_jsonb(rec) AS record
-       FROM libraries l
-       LEFT JOIN LATERAL (
-         SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
-         WHERE c.library_id = l.id
-       ) rec ON true
-       WHERE l.mapdb_submission_allowed OR rec.id IS NOT NULL
-       ORDER BY l.created_at DESC, l.id DESC`,
-    );
-    return (rows as (ContributionLibraryRow & { record: ContributionRow | null })[]).map(
-      ({ record, ...library }) => ({
-        library,
-        record: record
-          ? {
-              ...record,
-              checked_at: record.checked_at ? new Date(record.checked_at) : null,
-              contributed_at: record.contributed_at ? new Date(record.contributed_at) : null,
-            }
-          : null,
-      }),
-    );
-  }
-
   /** Element keys (`node/123`) already linked to a library other than `libraryId`. */
   async linkedElements(libraryId: number, manager?: EntityManager): Promise<Set<string>> {
     const rows: { key: string }[] = await this.runner(manager).query(
@@ -220,109 +160,287 @@ export class MapContributionRepository {
     return new Set(rows.map((row) => row.key));
   }
 
-  async update(
-    manager: EntityManager | undefined,
-    id: number,
-    values: Partial<{
-      status: ContributionStatus;
-      checked_at: Date | null;
-      last_check_failed: boolean;
-      duplicate_candidates: CandidateSnapshot[];
-      resolved_different: string[];
-      mapdb_element_type: ElementType | null;
-      mapdb_element_id: number | null;
-      changeset_id: number | null;
-      contributed_at: Date | null;
-      contributed_by: number | null;
-      last_attempt_key: string | null;
-      last_error_code: string;
-      last_error_message: string;
-    }>,
+  // Transitions. Each stores one step of the workflow together with its audit event in a single statement (an
+  // UPDATE … RETURNING feeding the event's INSERT), so a step and its event are never half-written.
+
+  /** A completed duplicate check: its outcome, the candidates and the time. */
+  recordCheck(
+    manager: EntityManager,
+    record: ContributionRow,
+    check: { status: ContributionStatus; checkedAt: Date; candidates: CandidateSnapshot[] },
+    event: NewEvent,
   ): Promise<void> {
-    const sets: string[] = [];
-    const params: unknown[] = [];
-    for (const [column, value] of Object.entries(values)) {
-      const json = column === 'duplicate_candidates' || column === 'resolved_different';
-      params.push(json ? JSON.stringify(value) : value);
-      sets.push(`${column} = $${params.length}`);
-    }
-    params.push(id);
-    await this.runner(manager).query(
-      `UPDATE map_contributions SET ${sets.join(', ')}, updated_at = now() WHERE id = $${params.length}`,
-      params,
+    return this.change(
+      manager,
+      record,
+      [
+        ['status', check.status],
+        ['checked_at', check.checkedAt],
+        ['last_check_failed', false],
+        ['duplicate_candidates', check.candidates],
+        ['last_error_code', ''],
+        ['last_error_message', ''],
+      ],
+      event,
     );
   }
 
+  /** A duplicate check that could not complete (the status stays; the failure blocks writes). */
+  recordCheckFailure(
+    manager: EntityManager,
+    record: ContributionRow,
+    failure: { code: string; message: string },
+    event: NewEvent,
+  ): Promise<void> {
+    return this.change(
+      manager,
+      record,
+      [
+        ['last_check_failed', true],
+        ['last_error_code', failure.code],
+        ['last_error_message', failure.message],
+      ],
+      event,
+    );
+  }
+
+  /** Staff resolved a candidate as the same feature: the existing element is linked. */
+  markSameFeature(
+    manager: EntityManager,
+    record: ContributionRow,
+    status: ContributionStatus,
+    element: { type: ElementType; id: number },
+    event: NewEvent,
+  ): Promise<void> {
+    return this.change(
+      manager,
+      record,
+      [
+        ['status', status],
+        ['mapdb_element_type', element.type],
+        ['mapdb_element_id', element.id],
+      ],
+      event,
+    );
+  }
+
+  /** Staff resolved candidates as different features (a fresh check is still needed). */
+  markDifferentFeatures(
+    manager: EntityManager,
+    record: ContributionRow,
+    status: ContributionStatus,
+    resolvedDifferent: string[],
+    event: NewEvent,
+  ): Promise<void> {
+    return this.change(
+      manager,
+      record,
+      [
+        ['status', status],
+        ['resolved_different', resolvedDifferent],
+      ],
+      event,
+    );
+  }
+
+  /** Step (2) of the write order: status submitting under the attempt's key, with its write_started event. */
+  markSubmitting(
+    manager: EntityManager,
+    record: ContributionRow,
+    status: ContributionStatus,
+    attemptKey: string,
+    event: NewEvent,
+  ): Promise<void> {
+    return this.change(
+      manager,
+      record,
+      [
+        ['status', status],
+        ['last_attempt_key', attemptKey],
+        ['last_error_code', ''],
+        ['last_error_message', ''],
+      ],
+      event,
+    );
+  }
+
+  /** Step (3): the changeset id of every record the changeset serves, persisted as soon as it is known. */
+  async markChangeset(recordIds: number[], changesetId: number): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE map_contributions SET changeset_id = $1, updated_at = now() WHERE id = ANY($2)',
+      [changesetId, recordIds],
+    );
+  }
+
+  /** Step (5): the created node's id, persisted at once. */
+  async markNodeCreated(recordId: number, nodeId: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE map_contributions SET mapdb_element_type = 'node', mapdb_element_id = $1, updated_at = now()
+       WHERE id = $2`,
+      [nodeId, recordId],
+    );
+  }
+
+  /** The write succeeded: contributed, by whom and when. */
+  markWritten(
+    record: ContributionRow,
+    status: ContributionStatus,
+    by: { id: number; at: Date },
+    event: NewEvent,
+  ): Promise<void> {
+    return this.change(
+      undefined,
+      record,
+      [
+        ['status', status],
+        ['contributed_at', by.at],
+        ['contributed_by', by.id],
+      ],
+      event,
+    );
+  }
+
+  /** The write failed or its outcome is unknown: reconciliation is required before anything else. */
+  markFailed(
+    record: ContributionRow,
+    status: ContributionStatus,
+    error: { code: string; message: string },
+    event: NewEvent,
+  ): Promise<void> {
+    return this.change(
+      undefined,
+      record,
+      [
+        ['status', status],
+        ['last_error_code', error.code],
+        ['last_error_message', error.message],
+      ],
+      event,
+    );
+  }
+
+  /** A reconciliation could not read the changeset: the record stays as it is, with the error. */
+  markReconcileFailed(
+    manager: EntityManager,
+    record: ContributionRow,
+    code: string,
+    event: NewEvent,
+  ): Promise<void> {
+    return this.change(
+      manager,
+      record,
+      [
+        ['last_error_code', code],
+        ['last_error_message', 'Reconciliation could not read the changeset.'],
+      ],
+      event,
+    );
+  }
+
+  /** Reconciliation found this library's node in the changeset: it is linked. */
+  markReconciledFound(
+    manager: EntityManager,
+    record: ContributionRow,
+    status: ContributionStatus,
+    found: { nodeId: number; by: number; at: Date },
+    event: NewEvent,
+  ): Promise<void> {
+    return this.change(
+      manager,
+      record,
+      [
+        ['status', status],
+        ['mapdb_element_type', 'node'],
+        ['mapdb_element_id', found.nodeId],
+        ['contributed_at', found.at],
+        ['contributed_by', found.by],
+        ['last_error_code', ''],
+        ['last_error_message', ''],
+      ],
+      event,
+    );
+  }
+
+  /** Reconciliation found nothing created: back to unchecked, with nothing linked. */
+  markReconciledAbsent(
+    manager: EntityManager,
+    record: ContributionRow,
+    status: ContributionStatus,
+    event: NewEvent,
+  ): Promise<void> {
+    return this.change(
+      manager,
+      record,
+      [
+        ['status', status],
+        ['mapdb_element_type', null],
+        ['mapdb_element_id', null],
+        ['changeset_id', null],
+        ['checked_at', null],
+        ['duplicate_candidates', []],
+      ],
+      event,
+    );
+  }
+
+  /** An event that changes nothing on the record (an unclear resolution, a permission withdrawal). */
   async addEvent(
     manager: EntityManager | undefined,
     record: ContributionRow,
     event: NewEvent,
   ): Promise<void> {
+    const params = [record.id, record.library_id, ...this.eventParams(event)];
     await this.runner(manager).query(
       `INSERT INTO map_contribution_events
          (contribution_id, library_id, event_type, outcome, actor_id, actor_username, attempt_key, details,
           created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [
-        record.id,
-        record.library_id,
-        event.type,
-        event.outcome,
-        event.actor?.id ?? null,
-        event.actor?.username ?? null,
-        event.attemptKey ?? null,
-        JSON.stringify(event.details ?? {}),
-        // The app's clock, as for every other time the workflow records (checked_at, contributed_at, …).
-        event.at ?? this.clock.date(),
-      ],
-    );
-  }
-
-  /** The record's most recent write_started event (time and exact payload), or null. */
-  async lastWriteStarted(
-    recordId: number,
-    manager?: EntityManager,
-  ): Promise<{ created_at: Date; details: Record<string, unknown> } | null> {
-    const rows: { created_at: Date; details: Record<string, unknown> }[] = await this.runner(
-      manager,
-    ).query(
-      `SELECT created_at, details FROM map_contribution_events
-       WHERE contribution_id = $1 AND event_type = 'write_started' ORDER BY id DESC LIMIT 1`,
-      [recordId],
-    );
-    return rows[0] ?? null;
-  }
-
-  events(recordId: number): Promise<EventRow[]> {
-    return this.dataSource.query(
-      `SELECT event_type, outcome, actor_id, actor_username, attempt_key, details, created_at
-       FROM map_contribution_events WHERE contribution_id = $1 ORDER BY id`,
-      [recordId],
-    );
-  }
-
-  async countAllEvents(filter: HistoryFilter = {}): Promise<number> {
-    const { where, params } = historyWhere(filter);
-    const rows = (await this.dataSource.query(
-      `SELECT count(*)::int AS count FROM map_contribution_events e ${where}`,
       params,
-    )) as { count: number }[];
-    return rows[0]!.count;
+    );
   }
 
-  /** The whole audit history (or one actor's, one library's), newest first. */
-  allEvents(limit: number, offset: number, filter: HistoryFilter = {}): Promise<HistoryEventRow[]> {
-    const { where, params } = historyWhere(filter);
-    return this.dataSource.query(
-      `SELECT e.event_type, e.outcome, e.actor_id, e.actor_username, e.attempt_key, e.details, e.created_at,
-              l.slug AS library_slug, l.name AS library_name
-         FROM map_contribution_events e
-         LEFT JOIN libraries l ON l.id = e.library_id
-        ${where}
-        ORDER BY e.id DESC
-        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-      [...params, limit, offset],
+  /** One UPDATE of the record and the INSERT of its event, as a single statement. */
+  private async change(
+    manager: EntityManager | undefined,
+    record: ContributionRow,
+    changes: Change[],
+    event: NewEvent,
+  ): Promise<void> {
+    const params: unknown[] = [];
+    const sets = changes.map(([column, value]) => {
+      params.push(JSON_COLUMNS.has(column) ? JSON.stringify(value) : value);
+      return `${column} = $${params.length}`;
+    });
+    params.push(record.id);
+    const id = params.length;
+    const first = params.length + 1;
+    params.push(...this.eventParams(event));
+    await this.runner(manager).query(
+      `WITH changed AS (
+         UPDATE map_contributions SET ${sets.join(', ')}, updated_at = now() WHERE id = $${id}
+         RETURNING id, library_id
+       )
+       INSERT INTO map_contribution_events
+         (contribution_id, library_id, event_type, outcome, actor_id, actor_username, attempt_key, details,
+          created_at)
+       SELECT id, library_id, $${first}::varchar, $${first + 1}::varchar, $${first + 2}::int,
+              $${first + 3}::varchar, $${first + 4}::uuid, $${first + 5}::jsonb, $${first + 6}::timestamptz
+       FROM changed`,
+      params,
     );
+  }
+
+  private eventParams(event: NewEvent): unknown[] {
+    return [
+      event.type,
+      event.outcome,
+      event.actor?.id ?? null,
+      event.actor?.username ?? null,
+      event.attemptKey ?? null,
+      JSON.stringify(event.details ?? {}),
+      // The app's clock, as for every other time the workflow records (checked_at, contributed_at, …).
+      event.at ?? this.clock.date(),
+    ];
   }
 
   async withdrawPermission(manager: EntityManager, libraryId: number): Promise<boolean> {
@@ -348,40 +466,5 @@ export class MapContributionRepository {
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
-  }
-
-  /** With `manager`, read on the caller's transaction (never a second pool connection while one is held). */
-  async writeState(manager?: EntityManager): Promise<{
-    token_fingerprint: string;
-    write_api_allowed: boolean;
-    permissions_checked_at: Date | null;
-    disabled_at: Date | null;
-    disabled_reason: string;
-  } | null> {
-    const rows = await this.runner(manager).query('SELECT * FROM map_write_state WHERE id = 1');
-    return rows[0] ?? null;
-  }
-
-  async saveWriteState(values: {
-    token_fingerprint: string;
-    write_api_allowed: boolean;
-    permissions_checked_at: Date | null;
-    disabled_at: Date | null;
-    disabled_reason: string;
-  }): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO map_write_state (id, token_fingerprint, write_api_allowed, permissions_checked_at, disabled_at,
-         disabled_reason)
-       VALUES (1, $1, $2, $3, $4, $5)
-       ON CONFLICT (id) DO UPDATE SET token_fingerprint = $1, write_api_allowed = $2, permissions_checked_at = $3,
-         disabled_at = $4, disabled_reason = $5`,
-      [
-        values.token_fingerprint,
-        values.write_api_allowed,
-        values.permissions_checked_at,
-        values.disabled_at,
-        values.disabled_reason,
-      ],
-    );
   }
 }

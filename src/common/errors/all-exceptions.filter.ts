@@ -46,6 +46,23 @@ const PG_CONFLICT = new Set(['23505', '23P01', '40001', '40P01']);
 const PG_REFERENCE = new Set(['23503']);
 const PG_BAD_INPUT = new Set(['22P02', '22003', '22001', '22007', '22008', '23502', '23514']);
 
+/**
+ * The map-contribution workflow's domain refusal (`ContributionRefused` in src/map-contribution/domain/refusal.ts),
+ * recognised by shape: nothing outside that module may import it (the isolation rule), and the domain knows no HTTP.
+ */
+interface ContributionRefusal extends Error {
+  name: 'ContributionRefused';
+  blockers: { code: string; message: string }[];
+}
+
+function isContributionRefusal(exception: unknown): exception is ContributionRefusal {
+  return (
+    exception instanceof Error &&
+    exception.name === 'ContributionRefused' &&
+    Array.isArray((exception as { blockers?: unknown }).blockers)
+  );
+}
+
 /** Body-parser / multer failures carry a `type` or `code` instead of being HttpExceptions. */
 interface TransportError {
   type?: string;
@@ -93,6 +110,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
   protected toEnvelope(exception: unknown, request: Request): [number, ErrorBody] {
     if (exception instanceof ApiError) {
       return [exception.getStatus(), { message: exception.message, details: exception.details }];
+    }
+    if (isContributionRefusal(exception)) {
+      return [
+        HttpStatus.CONFLICT,
+        { message: exception.message, details: { blockers: exception.blockers } },
+      ];
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
