@@ -14,6 +14,7 @@ import { ContributionRefused } from './domain/refusal.js';
 import { transition } from './domain/state-machine.js';
 import type { DuplicateEvaluation, MapCandidate } from './domain/types.js';
 import type { ContributionRecordResponse, ResolveDto } from './dto/map-contribution.dto.js';
+import { ContributionTransitions } from './contribution-transitions.repository.js';
 import { MapContributionRepository } from './map-contribution.repository.js';
 import { MAP_QUERY_CLIENT } from './map-contribution.tokens.js';
 
@@ -45,6 +46,7 @@ export class DuplicateCheckService {
 
   constructor(
     private readonly repository: MapContributionRepository,
+    private readonly transitions: ContributionTransitions,
     private readonly records: ContributionRecordsService,
     @Inject(MAP_QUERY_CLIENT) private readonly queryClient: MapQueryClient | null,
     private readonly config: AppConfig,
@@ -117,7 +119,7 @@ export class DuplicateCheckService {
       }
       if (!evaluation) {
         const { code, message } = failure ?? this.checkFailure(null);
-        await this.repository.recordCheckFailure(
+        await this.transitions.recordCheckFailure(
           manager,
           current,
           { code, message },
@@ -125,7 +127,7 @@ export class DuplicateCheckService {
         );
         return null;
       }
-      await this.repository.recordCheck(
+      await this.transitions.recordCheck(
         manager,
         current,
         {
@@ -181,7 +183,7 @@ export class DuplicateCheckService {
           throw ApiError.badRequest('element_type and element_id are required for same_feature.');
         }
         details.element = `${dto.element_type}/${dto.element_id}`;
-        await this.repository.markSameFeature(
+        await this.transitions.markSameFeature(
           manager,
           record,
           transition(record.status, 'resolved_same_feature'),
@@ -203,7 +205,7 @@ export class DuplicateCheckService {
         }
         for (const candidate of chosen) keys.add(`${candidate.type}/${candidate.id}`);
         details.elements = [...keys];
-        await this.repository.markDifferentFeatures(
+        await this.transitions.markDifferentFeatures(
           manager,
           record,
           transition(record.status, 'resolved_different_feature'),
@@ -212,7 +214,7 @@ export class DuplicateCheckService {
         );
       } else {
         transition(record.status, 'resolved_unclear');
-        await this.repository.addEvent(manager, record, event);
+        await this.transitions.addEvent(manager, record, event);
       }
     });
     return this.records.view(library);

@@ -7,6 +7,7 @@ import { MapQueryClient } from './adapters/map-query.client.js';
 import { MapContributionConsoleController } from './console/map-contribution-console.controller.js';
 import { MapContributionController } from './map-contribution.controller.js';
 import { ContributionHistoryRepository } from './contribution-history.repository.js';
+import { ContributionTransitions } from './contribution-transitions.repository.js';
 import { ContributionRecordsService } from './contribution-records.service.js';
 import { DuplicateCheckService } from './duplicate-check.service.js';
 import { MapContributionRepository } from './map-contribution.repository.js';
@@ -28,6 +29,7 @@ import { WriteStateRepository } from './write-state.repository.js';
   providers: [
     MapContributionRepository,
     ContributionHistoryRepository,
+    ContributionTransitions,
     WriteStateRepository,
     WriteGatesService,
     ContributionRecordsService,

@@ -6,7 +6,7 @@ import type { ContributionRow } from './contribution-rows.js';
 import type { WritePayload } from './contribution.mapper.js';
 import { transition } from './domain/state-machine.js';
 import type { WriteGates } from './domain/types.js';
-import { MapContributionRepository } from './map-contribution.repository.js';
+import { ContributionTransitions } from './contribution-transitions.repository.js';
 import { disablesWrites, WriteGatesService } from './write-gates.service.js';
 
 export type Actor = { id: number; username: string };
@@ -42,7 +42,7 @@ export class MapWriterService {
   private readonly logger = new Logger(MapWriterService.name);
 
   constructor(
-    private readonly repository: MapContributionRepository,
+    private readonly transitions: ContributionTransitions,
     private readonly gates: WriteGatesService,
     private readonly clock: Clock,
   ) {}
@@ -55,7 +55,7 @@ export class MapWriterService {
     attemptKey: string,
     actor: Actor,
   ): Promise<WriteClaim> {
-    await this.repository.markSubmitting(
+    await this.transitions.markSubmitting(
       manager,
       record,
       transition(record.status, 'write_started'),
@@ -86,14 +86,14 @@ export class MapWriterService {
     let failure: { error: unknown } | null = null;
     try {
       changesetId = await this.gates.api.createChangeset(claims[0].payload.changeset_tags);
-      await this.repository.markChangeset(
+      await this.transitions.markChangeset(
         claims.map((claim) => claim.record.id),
         changesetId,
       );
       for (const claim of claims) {
         const { lat, lon, tags } = claim.payload.node;
         const nodeId = await this.gates.api.createNode(changesetId, lat, lon, tags);
-        await this.repository.markNodeCreated(claim.record.id, nodeId);
+        await this.transitions.markNodeCreated(claim.record.id, nodeId);
         created.set(claim, nodeId);
       }
     } catch (error) {
@@ -125,7 +125,7 @@ export class MapWriterService {
           step: 'close',
         });
       } else if (nodeId !== undefined) {
-        await this.repository.markWritten(
+        await this.transitions.markWritten(
           claim.record,
           transition('submitting', 'write_succeeded'),
           { id: actor.id, at: this.clock.date() },
@@ -166,7 +166,7 @@ export class MapWriterService {
       error instanceof MapApiError || aborted ? error.message : 'The map write failed.';
     if (!(error instanceof MapApiError) && !aborted)
       this.logger.error(`map write failed: ${(error as Error | undefined)?.message ?? 'unknown'}`);
-    await this.repository.markFailed(
+    await this.transitions.markFailed(
       claim.record,
       transition('submitting', 'write_failed'),
       { code, message },

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { ContributionRecordsService } from './contribution-records.service.js';
 import type { ContributionRecordResponse } from './dto/map-contribution.dto.js';
+import { ContributionTransitions } from './contribution-transitions.repository.js';
 import { MapContributionRepository } from './map-contribution.repository.js';
 import type { Actor } from './map-writer.service.js';
 
@@ -10,6 +11,7 @@ import type { Actor } from './map-writer.service.js';
 export class PermissionWithdrawalService {
   constructor(
     private readonly repository: MapContributionRepository,
+    private readonly transitions: ContributionTransitions,
     private readonly records: ContributionRecordsService,
   ) {}
 
@@ -25,7 +27,7 @@ export class PermissionWithdrawalService {
           'The map submission permission is already withdrawn (or was never given).',
         );
       }
-      await this.repository.addEvent(manager, record, {
+      await this.transitions.addEvent(manager, record, {
         type: 'permission_withdrawal',
         outcome: 'withdrawn',
         actor,

@@ -9,6 +9,7 @@ import { ContributionRefused } from './domain/refusal.js';
 import { transition } from './domain/state-machine.js';
 import { STUCK_WRITE_MS } from './domain/timing.js';
 import type { ContributionRecordResponse } from './dto/map-contribution.dto.js';
+import { ContributionTransitions } from './contribution-transitions.repository.js';
 import { MapContributionRepository } from './map-contribution.repository.js';
 import type { Actor } from './map-writer.service.js';
 import { disablesWrites, WriteGatesService } from './write-gates.service.js';
@@ -60,6 +61,7 @@ export class ReconciliationService {
 
   constructor(
     private readonly repository: MapContributionRepository,
+    private readonly transitions: ContributionTransitions,
     private readonly history: ContributionHistoryRepository,
     private readonly records: ContributionRecordsService,
     private readonly gates: WriteGatesService,
@@ -129,7 +131,7 @@ export class ReconciliationService {
         },
       };
       if (found) {
-        await this.repository.markReconciledFound(
+        await this.transitions.markReconciledFound(
           manager,
           current,
           transition(current.status, 'reconciled_found'),
@@ -137,7 +139,7 @@ export class ReconciliationService {
           event,
         );
       } else {
-        await this.repository.markReconciledAbsent(
+        await this.transitions.markReconciledAbsent(
           manager,
           current,
           transition(current.status, 'reconciled_absent'),
@@ -170,7 +172,7 @@ export class ReconciliationService {
   private async unreadable(record: ContributionRow, actor: Actor, error: unknown): Promise<never> {
     const code = error instanceof MapApiError ? `reconcile_${error.code}` : 'reconcile_error';
     await this.underLock(record, (manager, current) =>
-      this.repository.markReconcileFailed(manager, current, code, {
+      this.transitions.markReconcileFailed(manager, current, code, {
         type: 'reconciliation',
         outcome: 'failed',
         actor,
