@@ -50,11 +50,11 @@ export class ContributionHistoryRepository {
 
   async countAllEvents(filter: HistoryFilter = {}): Promise<number> {
     const { where, params } = historyWhere(filter);
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<{ count: number }[]>(
       `SELECT count(*)::int AS count FROM map_contribution_events e ${where}`,
       params,
-    )) as { count: number }[];
-    return rows[0]!.count;
+    );
+    return rows[0].count;
   }
 
   /** The whole audit history (or one actor's, one library's), newest first. */

@@ -13,8 +13,11 @@ import {
 
 type Runner = Pick<EntityManager, 'query'>;
 
+/** A library row with its record as one JSON column (LIBRARY_WITH_RECORD). */
+type JoinedRow = ContributionLibraryRow & { record: ContributionRow | null };
+
 /** PostgreSQL `lock_not_available` (55P03): a NOWAIT lock met a holder. */
-function isLockNotAvailable(error: QueryFailedError): boolean {
+function isLockNotAvailable(error: { driverError: unknown }): boolean {
   return (error.driverError as { code?: string } | undefined)?.code === '55P03';
 }
 
@@ -36,25 +39,29 @@ export class MapContributionRepository {
     manager?: EntityManager,
     lock = false,
   ): Promise<ContributionLibraryRow | null> {
-    const rows = await this.runner(manager).query(
+    const rows = await this.runner(manager).query<ContributionLibraryRow[]>(
       `SELECT ${LIBRARY_COLUMNS} FROM libraries l WHERE l.slug = $1 ${lock ? 'FOR UPDATE' : ''}`,
       [slug],
     );
-    return (rows as ContributionLibraryRow[])[0] ?? null;
+    return rows[0] ?? null;
   }
 
   /** A library and its record in one read (a read never creates a record), or null when no library has the slug. */
   async findLibraryWithRecord(slug: string): Promise<LibraryWithRecord | null> {
-    const rows = await this.dataSource.query(`${LIBRARY_WITH_RECORD} WHERE l.slug = $1`, [slug]);
-    const row = (rows as (ContributionLibraryRow & { record: ContributionRow | null })[])[0];
+    const rows = await this.dataSource.query<JoinedRow[]>(
+      `${LIBRARY_WITH_RECORD} WHERE l.slug = $1`,
+      [slug],
+    );
+    const row = rows[0];
     return row ? withRecord(row) : null;
   }
 
   /** Several libraries with their records in one read, in the order of `slugs`; a missing slug is left out. */
   async findLibrariesWithRecords(slugs: string[]): Promise<LibraryWithRecord[]> {
-    const rows = (await this.dataSource.query(`${LIBRARY_WITH_RECORD} WHERE l.slug = ANY($1)`, [
-      slugs,
-    ])) as (ContributionLibraryRow & { record: ContributionRow | null })[];
+    const rows = await this.dataSource.query<JoinedRow[]>(
+      `${LIBRARY_WITH_RECORD} WHERE l.slug = ANY($1)`,
+      [slugs],
+    );
     const bySlug = new Map(rows.map((row) => [row.slug, withRecord(row)]));
     return slugs.flatMap((slug) => bySlug.get(slug) ?? []);
   }
@@ -64,44 +71,42 @@ export class MapContributionRepository {
    * is ineligible by the permission rule alone, so filters need not look at it.)
    */
   async findCandidates(): Promise<LibraryWithRecord[]> {
-    const rows = await this.dataSource.query(
+    const rows = await this.dataSource.query<JoinedRow[]>(
       `${LIBRARY_WITH_RECORD}
        WHERE l.mapdb_submission_allowed OR rec.id IS NOT NULL
        ORDER BY l.created_at DESC, l.id DESC`,
     );
-    return (rows as (ContributionLibraryRow & { record: ContributionRow | null })[]).map(
-      withRecord,
-    );
+    return rows.map(withRecord);
   }
 
   /** The record of a library, or null when it has none (never created by a read). */
   async findRecord(libraryId: number): Promise<ContributionRow | null> {
-    const rows = await this.dataSource.query(
+    const rows = await this.dataSource.query<ContributionRow[]>(
       `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
        WHERE c.library_id = $1`,
       [libraryId],
     );
-    return (rows as ContributionRow[])[0] ?? null;
+    return rows[0] ?? null;
   }
 
   /** The records of several libraries in one read, by library id. */
   async findRecords(libraryIds: number[]): Promise<Map<number, ContributionRow>> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<ContributionRow[]>(
       `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
        WHERE c.library_id = ANY($1)`,
       [libraryIds],
-    )) as ContributionRow[];
+    );
     return new Map(rows.map((row) => [row.library_id, row]));
   }
 
   /** The record locked for the rest of the caller's transaction, or null when the library has none. */
   async lockRecord(manager: EntityManager, libraryId: number): Promise<ContributionRow | null> {
-    const rows = await manager.query(
+    const rows = await manager.query<ContributionRow[]>(
       `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
        WHERE c.library_id = $1 FOR UPDATE OF c`,
       [libraryId],
     );
-    return (rows as ContributionRow[])[0] ?? null;
+    return rows[0] ?? null;
   }
 
   /**
@@ -127,12 +132,12 @@ export class MapContributionRepository {
     libraryId: number,
   ): Promise<ContributionRow | null | 'locked'> {
     try {
-      const rows = await manager.query(
+      const rows = await manager.query<ContributionRow[]>(
         `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
          WHERE c.library_id = $1 FOR UPDATE OF c NOWAIT`,
         [libraryId],
       );
-      return (rows as ContributionRow[])[0] ?? null;
+      return rows[0] ?? null;
     } catch (error) {
       if (error instanceof QueryFailedError && isLockNotAvailable(error)) return 'locked';
       throw error;
@@ -150,12 +155,12 @@ export class MapContributionRepository {
   }
 
   async withdrawPermission(manager: EntityManager, libraryId: number): Promise<boolean> {
-    const rows = await manager.query(
+    const rows = await manager.query<[unknown[], number]>(
       `UPDATE libraries SET mapdb_submission_allowed = false, mapdb_submission_allowed_at = NULL, updated_at = now()
        WHERE id = $1 AND mapdb_submission_allowed RETURNING id`,
       [libraryId],
     );
-    return (rows as [unknown[], number])[0].length > 0;
+    return rows[0].length > 0;
   }
 
   /** Serialises write claims across the whole service: one in-flight write at a time. */
@@ -164,10 +169,10 @@ export class MapContributionRepository {
   }
 
   async anySubmitting(manager: EntityManager): Promise<boolean> {
-    const rows = await manager.query(
+    const rows = await manager.query<unknown[]>(
       "SELECT 1 FROM map_contributions WHERE status = 'submitting' LIMIT 1",
     );
-    return (rows as unknown[]).length > 0;
+    return rows.length > 0;
   }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {

@@ -10,9 +10,9 @@ export class WriteStateRepository {
 
   /** With `manager`, read on the caller's transaction (never a second pool connection while one is held). */
   async read(manager?: EntityManager): Promise<WriteState | null> {
-    const rows = (await (manager ?? this.dataSource).query(
+    const rows = await (manager ?? this.dataSource).query<WriteState[]>(
       'SELECT * FROM map_write_state WHERE id = 1',
-    )) as WriteState[];
+    );
     return rows[0] ?? null;
   }
 
