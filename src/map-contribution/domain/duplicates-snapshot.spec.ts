@@ -1,56 +1,15 @@
 // The candidate snapshot and the distance function (split from duplicates.spec.ts).
 import fc from 'fast-check';
 import {
-  DEFAULT_DUPLICATE_RADIUS_METERS,
   MalformedCandidateError,
   SNAPSHOT_TAG_KEYS,
   elementKey,
   evaluateDuplicates,
   haversineMeters,
-  type DuplicateLibrary,
-  type DuplicateOptions,
 } from './duplicates.js';
 import type { ElementType, MapCandidate } from './types.js';
 
-const LIBRARY: DuplicateLibrary = {
-  name: 'Bücherschrank am Park',
-  address: 'Lindenweg 12',
-  brand: '',
-  operator: 'Bürgerverein Mitte',
-  lat: 52.52,
-  lng: 13.405,
-};
-
-function options(overrides: Partial<DuplicateOptions> = {}): DuplicateOptions {
-  return {
-    radiusMeters: DEFAULT_DUPLICATE_RADIUS_METERS,
-    linkedElements: new Set(),
-    resolvedDifferent: new Set(),
-    ...overrides,
-  };
-}
-
-let nextId = 1000;
-function candidate(
-  distanceMeters: number,
-  tags: Record<string, string>,
-  type: ElementType = 'node',
-  id = (nextId += 1),
-): MapCandidate {
-  return { type, id, lat: 52.52, lon: 13.405, tags, distanceMeters };
-}
-
-const bookcase = (distance: number, tags: Record<string, string> = {}, id?: number) =>
-  candidate(distance, { amenity: 'public_bookcase', ...tags }, 'node', id);
-
-function signalsFor(
-  candidates: MapCandidate[],
-  opts: Partial<DuplicateOptions> = {},
-  library: DuplicateLibrary = LIBRARY,
-) {
-  const result = evaluateDuplicates(library, candidates, options(opts));
-  return { ...result, signals: result.candidates.map((c) => c.signals) };
-}
+import { LIBRARY, bookcase, candidate, options, signalsFor } from './duplicates-fixtures.js';
 
 describe('evaluateDuplicates: snapshot', () => {
   it('keeps only allowlisted public tags', () => {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { ContributionRefused, REFUSED_MESSAGE } from './refusal.js';
 import { PERMISSIONS_TTL_MS } from './timing.js';
-import type { Blocker, BlockerCode, ContributionFacts, LibraryFacts } from './types.js';
+import { library } from './tag-mapping-fixtures.js';
+import type { Blocker, BlockerCode, ContributionFacts } from './types.js';
 import {
   apiStatusBlocker,
   blockersBeforeCheck,
@@ -35,29 +36,7 @@ const state = (overrides: Partial<WriteState> = {}): WriteState => ({
   ...overrides,
 });
 
-const library: LibraryFacts = {
-  id: 7,
-  status: 'approved',
-  submissionOrigin: 'user',
-  createdBy: 42,
-  mapdbSubmissionAllowed: true,
-  source: '',
-  externalId: '',
-  hasPendingChanges: false,
-  hasPendingPhoto: false,
-  name: 'Bücherschrank am Lindenplatz',
-  address: 'Lindenweg 12',
-  lat: 52.52,
-  lng: 13.405,
-  capacity: 80,
-  isIndoor: false,
-  isLit: true,
-  wheelchairAccessible: 'yes',
-  brand: '',
-  operator: '',
-  website: '',
-  aiGeneratedFields: [],
-};
+const eligibleLibrary = library();
 
 const checked: ContributionFacts = {
   status: 'no_match',
@@ -106,9 +85,9 @@ describe('write gates', () => {
 
   it('without the published plan every library is blocked by writes_disabled, once', () => {
     const gates = writeGates(state(), settings(), TOKEN);
-    expect(contributionBlockers(library, checked, gates, settings(), NOW)).toEqual([]);
+    expect(contributionBlockers(eligibleLibrary, checked, gates, settings(), NOW)).toEqual([]);
     const noPlan = contributionBlockers(
-      library,
+      eligibleLibrary,
       checked,
       gates,
       settings({ planConfigured: false }),
@@ -122,7 +101,7 @@ describe('write gates', () => {
     ]);
     const closed = writeGates(state(), settings({ writeEnabled: false }), TOKEN);
     const both = contributionBlockers(
-      library,
+      eligibleLibrary,
       checked,
       closed,
       settings({ planConfigured: false, writeEnabled: false }),
