@@ -93,33 +93,34 @@ export class ReconciliationService {
 
     const target = startedPosition(started?.details);
     const changesetId = record.changeset_id === null ? null : Number(record.changeset_id);
-    let found: { id: number } | null = null;
+    let candidates: { id: number }[] = [];
     let open = false;
     if (changesetId !== null) {
       try {
         const download = await this.gates.api.downloadChangeset(changesetId);
         open = download.open;
         // A batch changeset holds several libraries' nodes: this library's is the one at the exact position its
-        // write_started recorded, and never one already linked to another library.
-        const linked = await this.repository.linkedElements(library.id);
-        found =
-          download.created.find(
-            (element) =>
-              element.type === 'node' &&
-              element.tags.amenity === 'public_bookcase' &&
-              !linked.has(`node/${element.id}`) &&
-              (target === null ||
-                (element.lat !== null &&
-                  element.lon !== null &&
-                  formatCoordinate(element.lat) === formatCoordinate(target.lat) &&
-                  formatCoordinate(element.lon) === formatCoordinate(target.lon))),
-          ) ?? null;
+        // write_started recorded (and, below, never one already linked to another library).
+        candidates = download.created.filter(
+          (element) =>
+            element.type === 'node' &&
+            element.tags.amenity === 'public_bookcase' &&
+            (target === null ||
+              (element.lat !== null &&
+                element.lon !== null &&
+                formatCoordinate(element.lat) === formatCoordinate(target.lat) &&
+                formatCoordinate(element.lon) === formatCoordinate(target.lon))),
+        );
       } catch (error) {
         await this.unreadable(record, actor, error);
       }
     }
 
     await this.underLock(record, async (manager, current) => {
+      const linked = candidates.length
+        ? await this.repository.linkedElements(library.id, manager)
+        : new Set<string>();
+      const found = candidates.find((element) => !linked.has(`node/${element.id}`)) ?? null;
       const event = {
         type: 'reconciliation',
         outcome: found ? 'contributed' : 'nothing_created',
