@@ -111,12 +111,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof ApiError) {
       return [exception.getStatus(), { message: exception.message, details: exception.details }];
     }
-    if (isContributionRefusal(exception)) {
-      return [
-        HttpStatus.CONFLICT,
-        { message: exception.message, details: { blockers: exception.blockers } },
-      ];
-    }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status >= 500) this.logUnexpected(exception, request);
@@ -129,6 +123,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
       if (PG_REFERENCE.has(code))
         return [409, { message: 'A referenced object does not exist.', details: null }];
       if (PG_BAD_INPUT.has(code)) return [400, { message: 'Bad request.', details: null }];
+    }
+    if (isContributionRefusal(exception)) {
+      return [
+        HttpStatus.CONFLICT,
+        { message: exception.message, details: { blockers: exception.blockers } },
+      ];
     }
     if (isDatabaseUnavailable(exception)) {
       this.logger.warn(
