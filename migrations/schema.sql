@@ -406,6 +406,21 @@ CREATE TABLE public.favourites (
 );
 
 --
+-- Name: idempotency_keys; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.idempotency_keys (
+    user_id integer NOT NULL,
+    key character varying(128) NOT NULL,
+    scope character varying(64) NOT NULL,
+    fingerprint character(64) NOT NULL,
+    resource_id integer NOT NULL,
+    response_status smallint NOT NULL,
+    response_body jsonb NOT NULL,
+    created_at timestamp with time zone NOT NULL
+);
+
+--
 -- Name: libraries; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -973,6 +988,13 @@ ALTER TABLE ONLY public.favourites
     ADD CONSTRAINT favourites_pkey PRIMARY KEY (user_id, library_id);
 
 --
+-- Name: idempotency_keys idempotency_keys_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (user_id, key);
+
+--
 -- Name: libraries libraries_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1144,6 +1166,12 @@ CREATE INDEX favourites_library_idx ON public.favourites USING btree (library_id
 --
 
 CREATE INDEX favourites_user_created_idx ON public.favourites USING btree (user_id, created_at DESC);
+
+--
+-- Name: idempotency_keys_created_at_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idempotency_keys_created_at_idx ON public.idempotency_keys USING btree (created_at);
 
 --
 -- Name: libraries_approved_id_idx; Type: INDEX; Schema: public; Owner: -
@@ -1481,6 +1509,13 @@ ALTER TABLE ONLY public.favourites
 
 ALTER TABLE ONLY public.favourites
     ADD CONSTRAINT favourites_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: idempotency_keys idempotency_keys_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
 -- Name: libraries libraries_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

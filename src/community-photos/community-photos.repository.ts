@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { LibraryRefColumns } from '../libraries/library.row.js';
 import { runTransaction } from '../database/transaction.js';
 
@@ -16,6 +16,14 @@ export interface MyPhotoRow extends LibraryRefColumns {
   created_at: Date;
 }
 
+/** A community photo as its insert returns it. */
+export interface CommunityPhotoRow {
+  id: number;
+  caption: string;
+  status: string;
+  created_at: Date;
+}
+
 @Injectable()
 export class CommunityPhotosRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -25,13 +33,18 @@ export class CommunityPhotosRepository {
    * count and the insert run under a transaction-scoped advisory lock on (user, library), so parallel uploads by
    * one user cannot overshoot. Returns null when the limit is reached.
    */
-  async insertWithinLimit(values: {
-    libraryId: number;
-    userId: number;
-    caption: string;
-    photoKey: string;
-    thumbnailKey: string;
-  }): Promise<{ id: number; caption: string; status: string; created_at: Date } | null> {
+  async insertWithinLimit(
+    values: {
+      libraryId: number;
+      userId: number;
+      caption: string;
+      photoKey: string;
+      thumbnailKey: string;
+    },
+    /** Runs in the insert's transaction with the new row (e.g. to record an idempotency key). */
+    afterInsert: (manager: EntityManager, row: CommunityPhotoRow) => Promise<void> = () =>
+      Promise.resolve(),
+  ): Promise<CommunityPhotoRow | null> {
     return runTransaction(this.dataSource, async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [
         values.userId,
@@ -43,13 +56,12 @@ export class CommunityPhotosRepository {
         [values.userId, values.libraryId],
       );
       if (n >= PHOTOS_PER_USER_PER_LIBRARY) return null;
-      const rows = await manager.query<
-        { id: number; caption: string; status: string; created_at: Date }[]
-      >(
+      const rows = await manager.query<CommunityPhotoRow[]>(
         `INSERT INTO library_photos (library_id, created_by, caption, photo_key, thumbnail_key)
          VALUES ($1, $2, $3, $4, $5) RETURNING id, caption, status, created_at`,
         [values.libraryId, values.userId, values.caption, values.photoKey, values.thumbnailKey],
       );
+      await afterInsert(manager, rows[0]);
       return rows[0];
     });
   }

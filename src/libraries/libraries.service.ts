@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { Clock } from '../common/clock.js';
 import { ApiError, RequestValidationError } from '../common/errors/api-error.js';
+import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import {
   INVALID_PHOTO_MESSAGE,
@@ -72,6 +73,7 @@ export class LibrariesService {
     private readonly media: MediaStorage,
     private readonly clock: Clock,
     private readonly enrichment: EnrichmentQueue,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   async list(
@@ -146,38 +148,58 @@ export class LibrariesService {
     );
   }
 
+  /**
+   * A submission. With an `Idempotency-Key`, a retry of the same request answers the original result (the key is
+   * recorded in the row's transaction), the same key with another request 409. The answer is read inside the
+   * transaction, so nothing after the COMMIT can fail a saved submission.
+   */
   async create(
     user: AuthUser,
     dto: CreateLibraryDto,
     file: UploadedPhoto | undefined,
+    idempotencyKey: string | null = null,
   ): Promise<CreatedLibraryResponse> {
     if (!file)
       throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
+    const request = await this.idempotency.identify(
+      user.id,
+      idempotencyKey,
+      'libraries.create',
+      dto,
+      file.path,
+    );
+    const earlier = await this.idempotency.replay(request);
+    if (earlier) return earlier.body as CreatedLibraryResponse;
     const keys = await this.storePhoto(file, 'libraries');
     const allowed = dto.mapdb_submission_allowed === true;
-    const id = await this.withPhotoFiles(keys, () =>
-      this.libraries.transaction(async (manager) => {
-        const values = this.valuesFrom(dto);
-        const libraryId = await this.libraries.insert(manager, {
-          ...values,
-          slugBase: baseSlug({ city: values.city, address: values.address, name: values.name }),
-          status: 'pending',
-          origin: 'user',
-          createdBy: user.id,
-          source: '',
-          externalId: '',
-          // The permission is recorded only here, after authentication and validation succeeded.
-          mapdbSubmissionAllowed: allowed,
-          mapdbSubmissionAllowedAt: allowed ? this.clock.date() : null,
-          photoKey: keys.photo_key,
-          thumbnailKey: keys.thumbnail_key,
-        });
-        if (!values.name || !values.description) await this.enrichment.enqueue(manager, libraryId);
-        return libraryId;
-      }),
+    return this.idempotency.run(request, () =>
+      this.withPhotoFiles(keys, () =>
+        this.libraries.transaction(async (manager) => {
+          const values = this.valuesFrom(dto);
+          const libraryId = await this.libraries.insert(manager, {
+            ...values,
+            slugBase: baseSlug({ city: values.city, address: values.address, name: values.name }),
+            status: 'pending',
+            origin: 'user',
+            createdBy: user.id,
+            source: '',
+            externalId: '',
+            // The permission is recorded only here, after authentication and validation succeeded.
+            mapdbSubmissionAllowed: allowed,
+            mapdbSubmissionAllowedAt: allowed ? this.clock.date() : null,
+            photoKey: keys.photo_key,
+            thumbnailKey: keys.thumbnail_key,
+          });
+          if (!values.name || !values.description)
+            await this.enrichment.enqueue(manager, libraryId);
+          const body = this.mapper.created(
+            (await this.libraries.findById(libraryId, user.id, manager))!,
+          );
+          await this.idempotency.record(manager, request, libraryId, 201, body);
+          return body;
+        }),
+      ),
     );
-    const row = await readAfterCommit(() => this.libraries.findById(id, user.id));
-    return this.mapper.created(row!);
   }
 
   /**
