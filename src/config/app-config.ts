@@ -98,7 +98,7 @@ export class AppConfig {
   readonly openDataExport!: { intervalSeconds: number | null };
   /** The contributor agreement in force (null: none) and whether new accounts must accept it. */
   readonly contributorAgreement!: { version: string | null; required: boolean };
-  /** Serve GET /api/v1/bench/ceiling (a DB-free route for `npm run bench`); off unless BENCH_CEILING_ROUTE=true. */
+  /** Serve the `npm run bench` routes under /api/v1/bench (ceiling, memo counters, SQL capture); off unless BENCH_CEILING_ROUTE=true. */
   readonly benchCeilingRoute!: boolean;
 
   constructor(values: AppConfig) {

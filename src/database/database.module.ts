@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import {
@@ -7,7 +7,11 @@ import {
   type DatabaseTimeouts,
 } from './data-source-options.js';
 import { runMigrationsLocked } from './migrate-locked.js';
+import { PreparedReader } from './prepared-reader.js';
+import { Database } from './database.js';
 
+/** The connection (TypeORM's DataSource, pooled) and `Database`, the `Sql` every repository runs on. */
+@Global()
 @Module({})
 export class DatabaseModule {
   /**
@@ -22,6 +26,8 @@ export class DatabaseModule {
   ): DynamicModule {
     return {
       module: DatabaseModule,
+      // Every repository runs on `Database` and may read with prepared statements on the same pool.
+      global: true,
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: () => ({
@@ -44,6 +50,8 @@ export class DatabaseModule {
           },
         }),
       ],
+      providers: [Database, PreparedReader],
+      exports: [Database, PreparedReader],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EnrichmentModule } from '../enrichment/enrichment.module.js';
+import { ApprovedListRepository } from './approved-list.repository.js';
 import { LibrariesController } from './libraries.controller.js';
 import { LibrariesRepository } from './libraries.repository.js';
 import { LibrariesService } from './libraries.service.js';
@@ -8,7 +9,7 @@ import { LibraryMapper } from './library.mapper.js';
 @Module({
   imports: [EnrichmentModule],
   controllers: [LibrariesController],
-  providers: [LibrariesRepository, LibrariesService, LibraryMapper],
-  exports: [LibrariesRepository, LibrariesService, LibraryMapper],
+  providers: [ApprovedListRepository, LibrariesRepository, LibrariesService, LibraryMapper],
+  exports: [ApprovedListRepository, LibrariesRepository, LibrariesService, LibraryMapper],
 })
 export class LibrariesModule {}

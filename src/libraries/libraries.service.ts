@@ -2,15 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { Clock } from '../common/clock.js';
-import { ApiError, RequestValidationError } from '../common/errors/api-error.js';
+import { InvalidFieldsError, NotFoundError, RefusedError } from '../common/errors/domain-errors.js';
 import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
 import { PhotoStore, type UploadedPhoto } from '../common/media/photo-store.js';
-import {
-  paginate,
-  paginateTogether,
-  type Page,
-  type PaginationQueryDto,
-} from '../common/pagination/pagination.js';
+import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
 import { readAfterCommit } from '../database/transaction.js';
 import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import type { CreateLibraryDto } from './dto/create-library.dto.js';
@@ -28,7 +23,9 @@ import { PROTECTED_LIBRARY_FIELDS, type UpdateLibraryDto } from './dto/update-li
 import type { PendingPhoto } from './library.entity.js';
 import { LibraryMapper } from './library.mapper.js';
 import type { LibraryRow, LibraryValues } from './library.row.js';
+import { ApprovedListRepository } from './approved-list.repository.js';
 import { LibrariesRepository } from './libraries.repository.js';
+import type { LibrarySearch } from './list-query.js';
 import { baseSlug } from './slug.js';
 
 export type { UploadedPhoto } from '../common/media/photo-store.js';
@@ -58,6 +55,7 @@ export class LibrariesService {
 
   constructor(
     private readonly libraries: LibrariesRepository,
+    private readonly approved: ApprovedListRepository,
     private readonly mapper: LibraryMapper,
     private readonly photos: PhotoStore,
     private readonly clock: Clock,
@@ -69,7 +67,7 @@ export class LibrariesService {
     user: AuthUser | null,
     query: ListLibrariesQueryDto,
   ): Promise<Page<LibraryItemResponse>> {
-    const search = {
+    const search: LibrarySearch = {
       q: query.q || undefined,
       search: query.search || undefined,
       city: query.city || undefined,
@@ -85,43 +83,27 @@ export class LibrariesService {
             }
           : undefined,
     };
-    // The count and the requested page are read together (see countAndFindApproved).
-    const userId = user?.id ?? null;
-    return paginateTogether(
-      query,
-      async (limit, offset) => {
-        const { total, rows } = await this.libraries.countAndFindApproved(
-          search,
-          userId,
-          limit,
-          offset,
-        );
-        return { total, items: rows?.map((row) => this.mapper.item(row)) };
-      },
-      async (limit, offset) =>
-        (await this.libraries.findApproved(search, userId, limit, offset)).map((row) =>
-          this.mapper.item(row),
-        ),
-    );
+    const page = await this.approved.page(search, user?.id ?? null, query);
+    return { items: page.items.map((row) => this.mapper.item(row)), pagination: page.pagination };
   }
 
   async latest(
     user: AuthUser | null,
     query: LatestLibrariesQueryDto,
   ): Promise<LatestLibrariesResponse> {
-    const rows = await this.libraries.findLatest(query.limit, query.has_photo, user?.id ?? null);
+    const rows = await this.approved.latest(query.limit, query.has_photo, user?.id ?? null);
     return { items: rows.map((row) => this.mapper.item(row)) };
   }
 
   async countries(): Promise<CountryListResponse> {
-    const rows = await this.libraries.countApprovedByCountry();
+    const rows = await this.approved.countByCountry();
     return { items: rows.map((row) => this.mapper.country(row)) };
   }
 
   /** Approved libraries for everyone; a pending or rejected one also for its submitter; anything else is 404. */
   async detail(user: AuthUser | null, slug: string): Promise<LibraryDetailResponse> {
     const row = await this.libraries.findBySlug(slug, user?.id ?? null);
-    if (!row || !this.visibleTo(row, user)) throw ApiError.notFound();
+    if (!row || !this.visibleTo(row, user)) throw new NotFoundError();
     const photos = await this.libraries.findApprovedPhotos(row.id);
     return this.mapper.detail(row, photos);
   }
@@ -149,7 +131,7 @@ export class LibrariesService {
     idempotencyKey: string | null = null,
   ): Promise<CreatedLibraryResponse> {
     if (!file)
-      throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
+      throw InvalidFieldsError.single(['file', 'photo'], 'A photo is required.', 'missing');
     const request = await this.idempotency.identify(
       user.id,
       idempotencyKey,
@@ -204,17 +186,17 @@ export class LibrariesService {
   ): Promise<OwnerLibraryResponse> {
     const existing = await this.libraries.findBySlug(slug, user.id);
     if (!existing || existing.created_by !== user.id || existing.status === 'rejected')
-      throw ApiError.notFound();
+      throw new NotFoundError();
     const changes = this.editChanges(rawBody, dto, PROTECTED_LIBRARY_FIELDS);
     if (Object.keys(changes).length === 0 && !file)
-      throw ApiError.badRequest('Provide at least one field to update.');
+      throw new RefusedError('Provide at least one field to update.');
 
     const keys = file ? await this.photos.store(file, 'libraries') : null;
     const replaced = await this.photos.withFiles(keys, () =>
       this.libraries.transaction(async (manager) => {
         const row = await this.libraries.findBySlug(slug, user.id, manager, true);
         if (!row || row.created_by !== user.id || row.status === 'rejected')
-          throw ApiError.notFound();
+          throw new NotFoundError();
         return this.applyEdit(manager, row, changes, keys);
       }),
     );
@@ -287,9 +269,9 @@ export class LibrariesService {
     protectedFields: readonly string[],
   ): Partial<LibraryValues> {
     const protectedField = protectedFields.find((field) => Object.hasOwn(rawBody, field));
-    if (protectedField) throw ApiError.badRequest(`Unsupported field: ${protectedField}.`);
+    if (protectedField) throw new RefusedError(`Unsupported field: ${protectedField}.`);
     if ((dto.latitude === undefined) !== (dto.longitude === undefined)) {
-      throw ApiError.badRequest('Latitude and longitude must be provided together.');
+      throw new RefusedError('Latitude and longitude must be provided together.');
     }
     return this.changesFrom(dto);
   }

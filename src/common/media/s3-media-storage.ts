@@ -172,20 +172,6 @@ export class S3MediaStorage extends MediaStorage {
     );
   }
 
-  async exists(key: string): Promise<boolean> {
-    return this.existsObject(this.objectKey(key));
-  }
-
-  private async existsObject(objectKey: string): Promise<boolean> {
-    try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey }));
-      return true;
-    } catch (error) {
-      if (isNotFound(error)) return false;
-      throw error;
-    }
-  }
-
   async read(key: string): Promise<Buffer> {
     const response = await this.get(key, {});
     if (!response?.body) throw new MediaNotFoundError(key);
