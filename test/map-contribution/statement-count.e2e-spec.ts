@@ -1,10 +1,12 @@
 /**
  * How many SQL statements the map-contribution use cases issue, counted through TypeORM's logger (every statement
- * the app's DataSource runs passes `logQuery`, transaction control included). The figures are the contract of the
+ * the app's DataSource runs passes `logQuery`, transaction control included) plus the prepared reads of
+ * `PreparedReader` (the session check of every authenticated request), which bypass TypeORM. The figures are the contract of the
  * use-case split (issue #15): each use case loads the library and the record once and passes them on, and reads
  * never write. docs/architecture.md records the figures before and after the split.
  */
 import { DataSource } from 'typeorm';
+import { PreparedReader } from '../../src/database/prepared-reader.js';
 import {
   adminGet,
   adminPost,
@@ -31,10 +33,14 @@ describe('map contribution statement counts', () => {
   /** The statements the app's database connection ran while `work` ran. */
   async function counted<T>(work: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
     statements = [];
+    const reader = suite.t.app.get(PreparedReader);
+    reader.startCapture(10_000);
     try {
       const result = await work();
-      return { result, sql: statements };
+      const prepared = reader.takeCapture().map(({ text }) => text.replace(/\s+/g, ' ').trim());
+      return { result, sql: [...statements, ...prepared] };
     } finally {
+      reader.takeCapture();
       statements = null;
     }
   }
