@@ -12,6 +12,12 @@
 export const PRECOMPUTED_LEVELS = 16;
 /** At most this many cells in a feed's view, hence at most this many features (one per non-empty cell). */
 export const MAX_FEED_CELLS = 2000;
+/**
+ * At most this many libraries matching a text filter (q, search, city, postal_code) are grouped for one feed: the
+ * grid has no facet for text, so such a feed reads the matching libraries themselves (about 1–2 µs of PostgreSQL
+ * per library). Beyond it the request is refused (422 `too_many_matches`): zoom in or narrow the filter.
+ */
+export const MAX_TEXT_FILTER_MATCHES = 20_000;
 /** From this zoom up, a feed's grid is never coarser than this level (cells of ~76 m: diagonal < 200 m). */
 export const FINE_ZOOM = 18;
 export const FINEST_COARSENED_LEVEL = 17;

@@ -54,15 +54,15 @@ export interface TileFeatureRow {
 /** Libraries strictly inside a tile would be at most this far from the tile's edge in degrees; ring boxes overlap by it. */
 const EPSILON = 1e-9;
 
-const hasFilters = (filters: MapFilters): boolean =>
-  Boolean(
-    filters.q ||
-    filters.search ||
-    filters.city ||
-    filters.country ||
-    filters.postalCode ||
-    filters.hasPhoto !== undefined,
-  );
+/** The filters the grid cannot answer (its facets are the country and has_photo): the libraries are grouped. */
+const hasTextFilters = (filters: MapFilters): boolean =>
+  Boolean(filters.q || filters.search || filters.city || filters.postalCode);
+
+/** The grid's facets a request asks for (country upper-cased as the list compares it). */
+const facetsOf = (filters: MapFilters): MapFilters => ({
+  country: filters.country,
+  hasPhoto: filters.hasPhoto,
+});
 
 const cellSql = (level: number, lng: string, lat: string) =>
   `bookcase_map_cell(bookcase_map_x(${lng}), ${level}) AS cx, bookcase_map_cell(bookcase_map_y(${lat}), ${level}) AS cy`;
@@ -82,16 +82,28 @@ const inRange = (sql: Sql, cx: string, cy: string, r: CellRange) =>
 export class MapRepository {
   constructor(private readonly libraries: LibrariesRepository) {}
 
-  /** The non-empty cells of `level` inside the boxes, ordered by row then column. */
-  async findFeedCells(boxes: GeoBox[], level: number, filters: MapFilters): Promise<MapCellRow[]> {
+  /**
+   * The non-empty cells of `level` inside the boxes, ordered by row then column; null when a text filter (q,
+   * search, city, postal_code) matches more than `maxMatches` libraries in the boxes (only that many are read).
+   */
+  async findFeedCells(
+    boxes: GeoBox[],
+    level: number,
+    filters: MapFilters,
+    maxMatches: number,
+  ): Promise<MapCellRow[] | null> {
     const sql = new Sql();
-    const grouped = hasFilters(filters) || level > PRECOMPUTED_LEVELS;
-    const parts = grouped
-      ? this.groupedLibraries(sql, boxes, level, filters)
-      : boxes.map((box) => this.precomputedParts(sql, box, level)).join(' UNION ALL ');
+    const text = hasTextFilters(filters);
+    const parts =
+      text || level > PRECOMPUTED_LEVELS
+        ? this.groupedLibraries(sql, boxes, level, filters, text ? maxMatches + 1 : null)
+        : boxes.map((box) => this.precomputedParts(sql, box, level, facetsOf(filters))).join(' UNION ALL ');
     // The grid's statements come in a handful of shapes and cost more to plan (~1 ms) than to run: prepared per
-    // connection. Filtered ones are not, as a text filter's selectivity decides their plan (see LibrariesRepository).
-    return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, !grouped);
+    // connection. Text-filtered ones are not, as a text filter's selectivity decides their plan (see
+    // LibrariesRepository).
+    const rows = await this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, !text);
+    if (text && rows.reduce((sum, row) => sum + row.n, 0) > maxMatches) return null;
+    return rows;
   }
 
   /** A tile encoded by PostGIS (ST_AsMVT): layer `libraries` (ordered by id), then `clusters` (by row, column). */
@@ -173,20 +185,29 @@ export class MapRepository {
       ORDER BY cells.cy, cells.cx`;
   }
 
-  /** Every matching library in the boxes as a one-member part of its cell of `level`. */
-  private pointsStatement(level: number, where: Sql): string {
+  /** Every matching library in the boxes (at most `limit` of them) as a one-member part of its cell of `level`. */
+  private pointsStatement(level: number, where: Sql, limit: number | null = null): string {
     return `SELECT ${cellSql(level, 'p.lng', 'p.lat')}, 1 AS count, p.lng AS sum_lng, p.lat AS sum_lat,
         p.lng AS min_lng, p.lat AS min_lat, p.lng AS max_lng, p.lat AS max_lat, p.id AS min_id
       FROM (SELECT l.id, ST_X(l.location::geometry) AS lng, ST_Y(l.location::geometry) AS lat
-            FROM libraries l ${where.whereClause()}) p`;
+            FROM libraries l ${where.whereClause()}${limit === null ? '' : ` LIMIT ${where.param(limit)}`}) p`;
   }
 
-  /** With filters (the list's own conditions) or beyond the precomputed levels: the libraries, grouped. */
-  private groupedLibraries(sql: Sql, boxes: GeoBox[], level: number, filters: MapFilters): string {
+  /**
+   * With a text filter (the list's own conditions, narrowed by the list's indexes and the point's GiST index) or
+   * beyond the precomputed levels: the libraries, grouped; at most `limit` of them are read.
+   */
+  private groupedLibraries(
+    sql: Sql,
+    boxes: GeoBox[],
+    level: number,
+    filters: MapFilters,
+    limit: number | null,
+  ): string {
     const where = new Sql(sql.params);
     this.libraries.addApprovedFilters(where, filters);
     where.and(`(${boxes.map((box) => pointIn(where, box)).join(' OR ')})`);
-    return this.pointsStatement(level, where);
+    return this.pointsStatement(level, where, limit);
   }
 
   /**
@@ -194,7 +215,7 @@ export class MapRepository {
    * `level`, and the libraries of the partial cells at the finest precomputed level, read from the table through
    * the GiST index on the point (four thin strips along the edges).
    */
-  private precomputedParts(sql: Sql, box: GeoBox, level: number): string {
+  private precomputedParts(sql: Sql, box: GeoBox, level: number, facets: MapFilters): string {
     const rows: CellRange[] = [];
     const columns: CellRange[] = [];
     for (const range of coverOf(box, level, PRECOMPUTED_LEVELS)) {
@@ -216,27 +237,31 @@ export class MapRepository {
       ].map((values) => `${sql.param(values)}::int[]`);
     const rolledUp = `c.cx >> v.shift AS cx, c.cy >> v.shift AS cy, c.count, c.sum_lng, c.sum_lat, c.min_lng,
       c.min_lat, c.max_lng, c.max_lat, c.min_id`;
+    // The facets of the cells' rows (a cell has one per country and photo state present in it).
+    let facet = '';
+    if (facets.country) facet += ` AND c.country = ${sql.param(facets.country.toUpperCase())}`;
+    if (facets.hasPhoto !== undefined) facet += ` AND c.has_photo = ${sql.param(facets.hasPhoto)}`;
     const statements: string[] = [];
     if (rows.length) {
       statements.push(`SELECT ${rolledUp}
         FROM unnest(${arrays(rows).join(', ')}) AS v(level, shift, x0, x1, y0, y1)
-        JOIN library_map_cells c ON c.level = v.level AND c.cy = v.y0 AND c.cx BETWEEN v.x0 AND v.x1`);
+        JOIN library_map_cells c ON c.level = v.level AND c.cy = v.y0 AND c.cx BETWEEN v.x0 AND v.x1${facet}`);
     }
     if (columns.length) {
       statements.push(`SELECT ${rolledUp}
         FROM unnest(${arrays(columns).join(', ')}) AS v(level, shift, x0, x1, y0, y1)
-        JOIN library_map_cells c ON c.level = v.level AND c.cx = v.x0 AND c.cy BETWEEN v.y0 AND v.y1`);
+        JOIN library_map_cells c ON c.level = v.level AND c.cx = v.x0 AND c.cy BETWEEN v.y0 AND v.y1${facet}`);
     }
-    statements.push(this.partialCells(sql, box, level));
+    statements.push(this.partialCells(sql, box, level, facets));
     return statements.join(' UNION ALL ');
   }
 
   /** The libraries of `box` outside its whole cells of the finest precomputed level, as parts of `level`. */
-  private partialCells(sql: Sql, box: GeoBox, level: number): string {
+  private partialCells(sql: Sql, box: GeoBox, level: number, facets: MapFilters): string {
     const finest = PRECOMPUTED_LEVELS;
     const inner = innerCells(box, finest);
     const where = new Sql(sql.params);
-    where.and(`l.status = 'approved'`);
+    this.libraries.addApprovedFilters(where, facets);
     if (rangeIsEmpty(inner)) {
       where.and(pointIn(where, box));
       return this.pointsStatement(level, where);

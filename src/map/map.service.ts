@@ -4,7 +4,13 @@ import { parseBbox } from './dto/bbox.rule.js';
 import type { MapFeedQueryDto } from './dto/map-feed.query.js';
 import type { MapFeedResponse } from './dto/map-feed.response.js';
 import type { TileParamsDto } from './dto/tile.params.js';
-import { feedLevel, FINEST_COARSENED_LEVEL, MAX_FEED_CELLS, normalizeBbox } from './map-grid.js';
+import {
+  feedLevel,
+  FINEST_COARSENED_LEVEL,
+  MAX_FEED_CELLS,
+  MAX_TEXT_FILTER_MATCHES,
+  normalizeBbox,
+} from './map-grid.js';
 import { MapMapper } from './map.mapper.js';
 import { MapRepository } from './map.repository.js';
 import { encodeTile } from './tile-encoder.js';
@@ -35,14 +41,26 @@ export class MapService {
         'bbox_too_large',
       );
     }
-    const rows = await this.repository.findFeedCells(boxes, level, {
-      q: query.q,
-      search: query.search,
-      city: query.city,
-      country: query.country,
-      postalCode: query.postal_code,
-      hasPhoto: query.has_photo,
-    });
+    const rows = await this.repository.findFeedCells(
+      boxes,
+      level,
+      {
+        q: query.q,
+        search: query.search,
+        city: query.city,
+        country: query.country,
+        postalCode: query.postal_code,
+        hasPhoto: query.has_photo,
+      },
+      MAX_TEXT_FILTER_MATCHES,
+    );
+    if (rows === null) {
+      throw RequestValidationError.single(
+        ['query', 'bbox'],
+        `more than ${MAX_TEXT_FILTER_MATCHES} libraries in bbox match q, search, city or postal_code: zoom in or narrow the filter`,
+        'too_many_matches',
+      );
+    }
     return { type: 'FeatureCollection', features: rows.map((row) => this.mapper.toFeature(row)) };
   }
 
