@@ -19,6 +19,7 @@ import {
   MapLibraryFeatureResponse,
 } from './dto/map-feed.response.js';
 import { TileParamsDto } from './dto/tile.params.js';
+import { MAX_TEXT_FILTER_MATCHES } from './map-grid.js';
 import { MapService } from './map.service.js';
 
 export const GEOJSON = 'application/geo+json';
@@ -100,7 +101,10 @@ export class MapController {
   @ConditionalGet()
   @ApiOkResponse({
     description:
-      'GeoJSON FeatureCollection: library features and cluster features, at most ~2,000.',
+      'GeoJSON FeatureCollection: library features and cluster features, at most ~2,000. `country` and ' +
+      '`has_photo` are answered from the precomputed grid; a text filter (`q`, `search`, `city`, `postal_code`) ' +
+      `that matches more than ${MAX_TEXT_FILTER_MATCHES.toLocaleString('en-US')} libraries in the box is refused ` +
+      '(422, type `too_many_matches` at `query.bbox`): zoom in or narrow the filter.',
     headers: ETAG_HEADER,
     content: { [GEOJSON]: { schema: { $ref: getSchemaPath(MapFeedResponse) } } },
   })

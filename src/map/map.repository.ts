@@ -97,11 +97,17 @@ export class MapRepository {
     const parts =
       text || level > PRECOMPUTED_LEVELS
         ? this.groupedLibraries(sql, boxes, level, filters, text ? maxMatches + 1 : null)
-        : boxes.map((box) => this.precomputedParts(sql, box, level, facetsOf(filters))).join(' UNION ALL ');
+        : boxes
+            .map((box) => this.precomputedParts(sql, box, level, facetsOf(filters)))
+            .join(' UNION ALL ');
     // The grid's statements come in a handful of shapes and cost more to plan (~1 ms) than to run: prepared per
     // connection. Text-filtered ones are not, as a text filter's selectivity decides their plan (see
     // LibrariesRepository).
-    const rows = await this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, !text);
+    const rows = await this.libraries.read<MapCellRow>(
+      this.cellsStatement(parts),
+      sql.params,
+      !text,
+    );
     if (text && rows.reduce((sum, row) => sum + row.n, 0) > maxMatches) return null;
     return rows;
   }

@@ -432,9 +432,7 @@ describe('map feed and tiles', () => {
     expect(await gridDrift()).toBe(0);
     for (const zoom of [4, 9, 14, 17]) {
       expect(await totalOf(`zoom=${zoom}&has_photo=true`)).toBe(withPhoto + 1);
-      expect(await totalOf(`zoom=${zoom}&has_photo=false`)).toBe(
-        approved().length - withPhoto - 1,
-      );
+      expect(await totalOf(`zoom=${zoom}&has_photo=false`)).toBe(approved().length - withPhoto - 1);
     }
     await setPhoto('rejected');
     expect(await gridDrift()).toBe(0);

@@ -1,0 +1,49 @@
+import { RequestValidationError } from '../common/errors/api-error.js';
+import type { MapFeedQueryDto } from './dto/map-feed.query.js';
+import { MAX_TEXT_FILTER_MATCHES } from './map-grid.js';
+import type { MapMapper } from './map.mapper.js';
+import type { MapFilters, MapRepository } from './map.repository.js';
+import { MapService } from './map.service.js';
+
+describe('MapService.feed', () => {
+  const query = (extra: Partial<MapFeedQueryDto>): MapFeedQueryDto =>
+    Object.assign({ bbox: '13,52,14,53', zoom: 9 }, extra) as MapFeedQueryDto;
+
+  function serviceWith(answer: null | []) {
+    const calls: { filters: MapFilters; maxMatches: number }[] = [];
+    const repository = {
+      findFeedCells: (_boxes: unknown, _level: number, filters: MapFilters, maxMatches: number) => {
+        calls.push({ filters, maxMatches });
+        return Promise.resolve(answer);
+      },
+    } as unknown as MapRepository;
+    return { service: new MapService(repository, {} as MapMapper), calls };
+  }
+
+  it('asks the repository for at most MAX_TEXT_FILTER_MATCHES libraries, with the filters as given', async () => {
+    const { service, calls } = serviceWith([]);
+    await expect(service.feed(query({ search: 'kiez', has_photo: true }))).resolves.toEqual({
+      type: 'FeatureCollection',
+      features: [],
+    });
+    expect(calls).toEqual([
+      {
+        filters: expect.objectContaining({ search: 'kiez', hasPhoto: true }) as MapFilters,
+        maxMatches: MAX_TEXT_FILTER_MATCHES,
+      },
+    ]);
+  });
+
+  it('refuses a text filter that matches too many libraries in the box: 422 too_many_matches at query.bbox', async () => {
+    const { service } = serviceWith(null);
+    const error = await service.feed(query({ q: 'books' })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestValidationError);
+    expect((error as RequestValidationError).errors).toEqual([
+      {
+        loc: ['query', 'bbox'],
+        msg: `more than ${MAX_TEXT_FILTER_MATCHES} libraries in bbox match q, search, city or postal_code: zoom in or narrow the filter`,
+        type: 'too_many_matches',
+      },
+    ]);
+  });
+});
