@@ -102,9 +102,10 @@ export class MapController {
   @ApiOkResponse({
     description:
       'GeoJSON FeatureCollection: library features and cluster features, at most ~2,000. `country` and ' +
-      '`has_photo` are answered from the precomputed grid; a text filter (`q`, `search`, `city`, `postal_code`) ' +
-      `that matches more than ${MAX_TEXT_FILTER_MATCHES.toLocaleString('en-US')} libraries in the box is refused ` +
-      '(422, type `too_many_matches` at `query.bbox`): zoom in or narrow the filter.',
+      '`has_photo` are answered from the precomputed grid. A text filter (`q`, `search`, `city`, `postal_code`) ' +
+      `reads the box's libraries when it holds at most ${MAX_TEXT_FILTER_MATCHES.toLocaleString('en-US')}, or ` +
+      'the matches of the filter when at most as many match anywhere; otherwise the request is refused (422, type ' +
+      '`too_many_matches` at `query.bbox`): zoom in or narrow the filter.',
     headers: ETAG_HEADER,
     content: { [GEOJSON]: { schema: { $ref: getSchemaPath(MapFeedResponse) } } },
   })

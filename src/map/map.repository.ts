@@ -13,6 +13,7 @@ import {
   PRECOMPUTED_LEVELS,
   rangeIsEmpty,
   TILE_EXTENT,
+  touchedCells,
   tileBox,
   tileCells,
   type CellRange,
@@ -67,8 +68,8 @@ const facetsOf = (filters: MapFilters): MapFilters => ({
 const cellSql = (level: number, lng: string, lat: string) =>
   `bookcase_map_cell(bookcase_map_x(${lng}), ${level}) AS cx, bookcase_map_cell(bookcase_map_y(${lat}), ${level}) AS cy`;
 
-const pointIn = (sql: Sql, box: GeoBox) =>
-  `${APPROVED_POINT} <@ box(point(${sql.param(box.west)}, ${sql.param(box.south)}), point(${sql.param(box.east)}, ${sql.param(box.north)}))`;
+const pointIn = (sql: Sql, box: GeoBox, point = APPROVED_POINT) =>
+  `${point} <@ box(point(${sql.param(box.west)}, ${sql.param(box.south)}), point(${sql.param(box.east)}, ${sql.param(box.north)}))`;
 
 const inRange = (sql: Sql, cx: string, cy: string, r: CellRange) =>
   `(${cx} BETWEEN ${sql.param(r.x0)} AND ${sql.param(r.x1)} AND ${cy} BETWEEN ${sql.param(r.y0)} AND ${sql.param(r.y1)})`;
@@ -83,33 +84,84 @@ export class MapRepository {
   constructor(private readonly libraries: LibrariesRepository) {}
 
   /**
-   * The non-empty cells of `level` inside the boxes, ordered by row then column; null when a text filter (q,
-   * search, city, postal_code) matches more than `maxMatches` libraries in the boxes (only that many are read).
+   * The non-empty cells of `level` inside the boxes, ordered by row then column.
+   *
+   * With a text filter (q, search, city, postal_code), which the grid has no facet for, the matching libraries are
+   * grouped themselves, and at most `maxCandidates` libraries are read, from whichever side is small enough: the
+   * box's (when the grid says the box holds at most that many approved libraries of the request's facets: the
+   * point's GiST index drives) or the filter's (when at most that many approved libraries match it anywhere: the
+   * list's index drives and the box is tested on those). When both are larger, null: nothing is grouped.
    */
   async findFeedCells(
     boxes: GeoBox[],
     level: number,
     filters: MapFilters,
-    maxMatches: number,
+    maxCandidates: number,
   ): Promise<MapCellRow[] | null> {
     const sql = new Sql();
-    const text = hasTextFilters(filters);
-    const parts =
-      text || level > PRECOMPUTED_LEVELS
-        ? this.groupedLibraries(sql, boxes, level, filters, text ? maxMatches + 1 : null)
-        : boxes
-            .map((box) => this.precomputedParts(sql, box, level, facetsOf(filters)))
-            .join(' UNION ALL ');
-    // The grid's statements come in a handful of shapes and cost more to plan (~1 ms) than to run: prepared per
-    // connection. Text-filtered ones are not, as a text filter's selectivity decides their plan (see
+    if (!hasTextFilters(filters)) {
+      const parts =
+        level > PRECOMPUTED_LEVELS
+          ? this.groupedLibraries(sql, boxes, level, filters)
+          : boxes
+              .map((box) => this.precomputedParts(sql, box, level, facetsOf(filters)))
+              .join(' UNION ALL ');
+      // The grid's statements come in a handful of shapes and cost more to plan (~1 ms) than to run: prepared per
+      // connection.
+      return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, true);
+    }
+    // Text-filtered statements are not prepared, as a text filter's selectivity decides their plan (see
     // LibrariesRepository).
-    const rows = await this.libraries.read<MapCellRow>(
-      this.cellsStatement(parts),
-      sql.params,
-      !text,
+    const inBoxes = await this.boxUpperBound(
+      boxes,
+      Math.min(level + 1, PRECOMPUTED_LEVELS),
+      filters,
     );
-    if (text && rows.reduce((sum, row) => sum + row.n, 0) > maxMatches) return null;
-    return rows;
+    let parts: string;
+    if (inBoxes <= maxCandidates) {
+      parts = this.groupedLibraries(sql, boxes, level, filters);
+    } else {
+      const count = new Sql();
+      this.libraries.addApprovedFilters(count, filters);
+      const [{ n }] = await this.libraries.read<{ n: number }>(
+        `SELECT count(*)::int AS n FROM (SELECT 1 FROM libraries l ${count.whereClause()}
+           LIMIT ${count.param(maxCandidates + 1)}) c`,
+        count.params,
+        false,
+      );
+      if (n > maxCandidates) return null;
+      parts = this.filteredThenBoxed(sql, boxes, level, filters, maxCandidates + 1);
+    }
+    return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, false);
+  }
+
+  /**
+   * At least the approved libraries with the request's facets (country, has_photo) in the boxes: the sum over the
+   * cells of `level` the boxes touch (one index probe per row of cells).
+   */
+  private async boxUpperBound(
+    boxes: GeoBox[],
+    level: number,
+    filters: MapFilters,
+  ): Promise<number> {
+    const sql = new Sql();
+    const ranges = boxes.map((box) => touchedCells(box, level));
+    const rows: CellRange[] = ranges.flatMap((r) =>
+      Array.from({ length: r.y1 - r.y0 + 1 }, (_, i) => ({ ...r, y0: r.y0 + i, y1: r.y0 + i })),
+    );
+    const facets = facetsOf(filters);
+    let facet = '';
+    if (facets.country) facet += ` AND c.country = ${sql.param(facets.country.toUpperCase())}`;
+    if (facets.hasPhoto !== undefined) facet += ` AND c.has_photo = ${sql.param(facets.hasPhoto)}`;
+    const [{ n }] = await this.libraries.read<{ n: number }>(
+      `SELECT coalesce(sum(c.count), 0)::float8 AS n
+       FROM unnest(${sql.param(rows.map((r) => r.y0))}::int[], ${sql.param(rows.map((r) => r.x0))}::int[],
+                   ${sql.param(rows.map((r) => r.x1))}::int[]) AS v(cy, x0, x1)
+       JOIN library_map_cells c ON c.level = ${sql.param(level)} AND c.cy = v.cy AND c.cx BETWEEN v.x0 AND v.x1${facet}`,
+      sql.params,
+      true,
+    );
+    return n;
   }
 
   /** A tile encoded by PostGIS (ST_AsMVT): layer `libraries` (ordered by id), then `clusters` (by row, column). */
@@ -191,29 +243,45 @@ export class MapRepository {
       ORDER BY cells.cy, cells.cx`;
   }
 
-  /** Every matching library in the boxes (at most `limit` of them) as a one-member part of its cell of `level`. */
-  private pointsStatement(level: number, where: Sql, limit: number | null = null): string {
+  /** Every matching library in the boxes as a one-member part of its cell of `level`. */
+  private pointsStatement(level: number, where: Sql): string {
     return `SELECT ${cellSql(level, 'p.lng', 'p.lat')}, 1 AS count, p.lng AS sum_lng, p.lat AS sum_lat,
         p.lng AS min_lng, p.lat AS min_lat, p.lng AS max_lng, p.lat AS max_lat, p.id AS min_id
       FROM (SELECT l.id, ST_X(l.location::geometry) AS lng, ST_Y(l.location::geometry) AS lat
-            FROM libraries l ${where.whereClause()}${limit === null ? '' : ` LIMIT ${where.param(limit)}`}) p`;
+            FROM libraries l ${where.whereClause()}) p`;
   }
 
   /**
-   * With a text filter (the list's own conditions, narrowed by the list's indexes and the point's GiST index) or
-   * beyond the precomputed levels: the libraries, grouped; at most `limit` of them are read.
+   * With a text filter on a box of few libraries, or beyond the precomputed levels: the matching libraries in the
+   * boxes, grouped (the list's own conditions; the planner picks the list's index or the point's GiST index).
    */
-  private groupedLibraries(
+  private groupedLibraries(sql: Sql, boxes: GeoBox[], level: number, filters: MapFilters): string {
+    const where = new Sql(sql.params);
+    this.libraries.addApprovedFilters(where, filters);
+    where.and(`(${boxes.map((box) => pointIn(where, box)).join(' OR ')})`);
+    return this.pointsStatement(level, where);
+  }
+
+  /**
+   * A text filter that matches few libraries on a box of many: the filter's matches first (at most `limit`; the
+   * LIMIT keeps PostgreSQL from driving the scan by the box), then those in the boxes, grouped.
+   */
+  private filteredThenBoxed(
     sql: Sql,
     boxes: GeoBox[],
     level: number,
     filters: MapFilters,
-    limit: number | null,
+    limit: number,
   ): string {
     const where = new Sql(sql.params);
     this.libraries.addApprovedFilters(where, filters);
-    where.and(`(${boxes.map((box) => pointIn(where, box)).join(' OR ')})`);
-    return this.pointsStatement(level, where, limit);
+    const inner = `SELECT l.id, ${APPROVED_POINT} AS point FROM libraries l ${where.whereClause()}
+      LIMIT ${where.param(limit)}`;
+    const boxed = new Sql(sql.params);
+    boxed.and(`(${boxes.map((box) => pointIn(boxed, box, 'm.point')).join(' OR ')})`);
+    return `SELECT ${cellSql(level, 'p.lng', 'p.lat')}, 1 AS count, p.lng AS sum_lng, p.lat AS sum_lat,
+        p.lng AS min_lng, p.lat AS min_lat, p.lng AS max_lng, p.lat AS max_lat, p.id AS min_id
+      FROM (SELECT m.id, m.point[0] AS lng, m.point[1] AS lat FROM (${inner}) m ${boxed.whereClause()}) p`;
   }
 
   /**

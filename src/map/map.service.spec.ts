@@ -34,14 +34,14 @@ describe('MapService.feed', () => {
     ]);
   });
 
-  it('refuses a text filter that matches too many libraries in the box: 422 too_many_matches at query.bbox', async () => {
+  it('refuses a text filter when both the box and the filter hold too many libraries: 422 too_many_matches at query.bbox', async () => {
     const { service } = serviceWith(null);
     const error = await service.feed(query({ q: 'books' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestValidationError);
     expect((error as RequestValidationError).errors).toEqual([
       {
         loc: ['query', 'bbox'],
-        msg: `more than ${MAX_TEXT_FILTER_MATCHES} libraries in bbox match q, search, city or postal_code: zoom in or narrow the filter`,
+        msg: `bbox holds more than ${MAX_TEXT_FILTER_MATCHES} libraries and more than ${MAX_TEXT_FILTER_MATCHES} match q, search, city or postal_code: zoom in or narrow the filter`,
         type: 'too_many_matches',
       },
     ]);

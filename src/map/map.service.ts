@@ -57,7 +57,7 @@ export class MapService {
     if (rows === null) {
       throw RequestValidationError.single(
         ['query', 'bbox'],
-        `more than ${MAX_TEXT_FILTER_MATCHES} libraries in bbox match q, search, city or postal_code: zoom in or narrow the filter`,
+        `bbox holds more than ${MAX_TEXT_FILTER_MATCHES} libraries and more than ${MAX_TEXT_FILTER_MATCHES} match q, search, city or postal_code: zoom in or narrow the filter`,
         'too_many_matches',
       );
     }

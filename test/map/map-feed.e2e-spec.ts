@@ -457,14 +457,36 @@ describe('map feed and tiles', () => {
     expect(await totalOf('zoom=6&country=de')).toBe(german);
   });
 
-  it('reads at most a bounded number of libraries for a text filter', async () => {
+  it("reads a bounded number of libraries for a text filter: the box's or the filter's, else none", async () => {
     const repository = t.app.get(MapRepository);
     const world = [{ west: -180, south: -90, east: 180, north: 90 }];
     const kiez = approved().filter((p) => p.name.toLowerCase().includes('kiez')).length;
+    const total = (rows: { n: number }[] | null) => rows?.reduce((sum, row) => sum + row.n, 0);
     expect(kiez).toBeGreaterThan(5);
+    expect(approved().length).toBeGreaterThan(kiez);
+    // The world holds more libraries than the bound, and more than the bound match: refused.
     expect(await repository.findFeedCells(world, 6, { search: 'kiez' }, kiez - 1)).toBeNull();
-    const rows = await repository.findFeedCells(world, 6, { search: 'kiez' }, kiez);
-    expect(rows?.reduce((sum, row) => sum + row.n, 0)).toBe(kiez);
+    // The filter's matches fit the bound: read first, then tested against the box.
+    expect(total(await repository.findFeedCells(world, 6, { search: 'kiez' }, kiez))).toBe(kiez);
+    const west = [{ west: 13.0, south: 52.3, east: 13.405, north: 52.8 }];
+    const kiezWest = approved().filter(
+      (p) => p.name.toLowerCase().includes('kiez') && inBox(p, [13.0, 52.3, 13.405, 52.8]),
+    ).length;
+    expect(total(await repository.findFeedCells(west, 12, { search: 'kiez' }, kiez))).toBe(
+      kiezWest,
+    );
+    // The box's libraries fit the bound: the box drives.
+    expect(total(await repository.findFeedCells(world, 6, { search: 'kiez' }, 100_000))).toBe(kiez);
+    expect(
+      total(await repository.findFeedCells(west, 12, { search: 'kiez', hasPhoto: true }, 100_000)),
+    ).toBe(
+      approved().filter(
+        (p) =>
+          p.name.toLowerCase().includes('kiez') &&
+          p.hasPhoto &&
+          inBox(p, [13.0, 52.3, 13.405, 52.8]),
+      ).length,
+    );
   });
 
   it('routes /libraries/map before /libraries/{slug}', async () => {
