@@ -19,7 +19,7 @@ import {
   MapLibraryFeatureResponse,
 } from './dto/map-feed.response.js';
 import { TileParamsDto } from './dto/tile.params.js';
-import { MAX_TEXT_FILTER_MATCHES } from './map-grid.js';
+import { MAX_TEXT_FILTER_CANDIDATES } from './map-grid.js';
 import { MapService } from './map.service.js';
 
 export const GEOJSON = 'application/geo+json';
@@ -103,7 +103,7 @@ export class MapController {
     description:
       'GeoJSON FeatureCollection: library features and cluster features, at most ~2,000. `country` and ' +
       '`has_photo` are answered from the precomputed grid. A text filter (`q`, `search`, `city`, `postal_code`) ' +
-      `reads the box's libraries when it holds at most ${MAX_TEXT_FILTER_MATCHES.toLocaleString('en-US')}, or ` +
+      `reads the box's libraries when it holds at most ${MAX_TEXT_FILTER_CANDIDATES.toLocaleString('en-US')}, or ` +
       'the matches of the filter when at most as many match anywhere; otherwise the request is refused (422, type ' +
       '`too_many_matches` at `query.bbox`): zoom in or narrow the filter.',
     headers: ETAG_HEADER,

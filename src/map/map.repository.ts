@@ -110,29 +110,44 @@ export class MapRepository {
       // connection.
       return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, true);
     }
-    // Text-filtered statements are not prepared, as a text filter's selectivity decides their plan (see
-    // LibrariesRepository).
+    // Statements reading libraries by a text filter are not prepared, as the filter's selectivity decides their
+    // plan (see LibrariesRepository).
     const inBoxes = await this.boxUpperBound(
       boxes,
       Math.min(level + 1, PRECOMPUTED_LEVELS),
       filters,
     );
-    let parts: string;
     if (inBoxes <= maxCandidates) {
-      parts = this.groupedLibraries(sql, boxes, level, filters);
-    } else {
-      const count = new Sql();
-      this.libraries.addApprovedFilters(count, filters);
-      const [{ n }] = await this.libraries.read<{ n: number }>(
-        `SELECT count(*)::int AS n FROM (SELECT 1 FROM libraries l ${count.whereClause()}
-           LIMIT ${count.param(maxCandidates + 1)}) c`,
-        count.params,
+      return this.libraries.read<MapCellRow>(
+        this.cellsStatement(this.groupedLibraries(sql, boxes, level, filters)),
+        sql.params,
         false,
       );
-      if (n > maxCandidates) return null;
-      parts = this.filteredThenBoxed(sql, boxes, level, filters, maxCandidates + 1);
     }
-    return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, false);
+    // The filter's matches anywhere, at most one more than the bound (the LIMIT keeps PostgreSQL from driving the
+    // scan by the box), each with whether it lies in the boxes; then those inside, grouped without another read.
+    const where = new Sql();
+    this.libraries.addApprovedFilters(where, filters);
+    const inside = boxes.map((box) => pointIn(where, box, 'm.point')).join(' OR ');
+    const candidates = await this.libraries.read<{
+      id: number;
+      lng: number;
+      lat: number;
+      inside: boolean;
+    }>(
+      `SELECT m.id, m.point[0] AS lng, m.point[1] AS lat, (${inside}) AS inside
+       FROM (SELECT l.id, ${APPROVED_POINT} AS point FROM libraries l ${where.whereClause()}
+             LIMIT ${where.param(maxCandidates + 1)}) m`,
+      where.params,
+      false,
+    );
+    if (candidates.length > maxCandidates) return null;
+    const matches = candidates.filter((c) => c.inside);
+    const parts = `SELECT ${cellSql(level, 'p.lng', 'p.lat')}, 1 AS count, p.lng AS sum_lng, p.lat AS sum_lat,
+        p.lng AS min_lng, p.lat AS min_lat, p.lng AS max_lng, p.lat AS max_lat, p.id AS min_id
+      FROM unnest(${sql.param(matches.map((m) => m.id))}::int[], ${sql.param(matches.map((m) => m.lng))}::float8[],
+                  ${sql.param(matches.map((m) => m.lat))}::float8[]) AS p(id, lng, lat)`;
+    return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, true);
   }
 
   /**
@@ -260,28 +275,6 @@ export class MapRepository {
     this.libraries.addApprovedFilters(where, filters);
     where.and(`(${boxes.map((box) => pointIn(where, box)).join(' OR ')})`);
     return this.pointsStatement(level, where);
-  }
-
-  /**
-   * A text filter that matches few libraries on a box of many: the filter's matches first (at most `limit`; the
-   * LIMIT keeps PostgreSQL from driving the scan by the box), then those in the boxes, grouped.
-   */
-  private filteredThenBoxed(
-    sql: Sql,
-    boxes: GeoBox[],
-    level: number,
-    filters: MapFilters,
-    limit: number,
-  ): string {
-    const where = new Sql(sql.params);
-    this.libraries.addApprovedFilters(where, filters);
-    const inner = `SELECT l.id, ${APPROVED_POINT} AS point FROM libraries l ${where.whereClause()}
-      LIMIT ${where.param(limit)}`;
-    const boxed = new Sql(sql.params);
-    boxed.and(`(${boxes.map((box) => pointIn(boxed, box, 'm.point')).join(' OR ')})`);
-    return `SELECT ${cellSql(level, 'p.lng', 'p.lat')}, 1 AS count, p.lng AS sum_lng, p.lat AS sum_lat,
-        p.lng AS min_lng, p.lat AS min_lat, p.lng AS max_lng, p.lat AS max_lat, p.id AS min_id
-      FROM (SELECT m.id, m.point[0] AS lng, m.point[1] AS lat FROM (${inner}) m ${boxed.whereClause()}) p`;
   }
 
   /**

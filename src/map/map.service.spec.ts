@@ -1,6 +1,6 @@
 import { RequestValidationError } from '../common/errors/api-error.js';
 import type { MapFeedQueryDto } from './dto/map-feed.query.js';
-import { MAX_TEXT_FILTER_MATCHES } from './map-grid.js';
+import { MAX_TEXT_FILTER_CANDIDATES } from './map-grid.js';
 import type { MapMapper } from './map.mapper.js';
 import type { MapFilters, MapRepository } from './map.repository.js';
 import { MapService } from './map.service.js';
@@ -20,7 +20,7 @@ describe('MapService.feed', () => {
     return { service: new MapService(repository, {} as MapMapper), calls };
   }
 
-  it('asks the repository for at most MAX_TEXT_FILTER_MATCHES libraries, with the filters as given', async () => {
+  it('asks the repository for at most MAX_TEXT_FILTER_CANDIDATES libraries, with the filters as given', async () => {
     const { service, calls } = serviceWith([]);
     await expect(service.feed(query({ search: 'kiez', has_photo: true }))).resolves.toEqual({
       type: 'FeatureCollection',
@@ -29,7 +29,7 @@ describe('MapService.feed', () => {
     expect(calls).toEqual([
       {
         filters: expect.objectContaining({ search: 'kiez', hasPhoto: true }) as MapFilters,
-        maxMatches: MAX_TEXT_FILTER_MATCHES,
+        maxMatches: MAX_TEXT_FILTER_CANDIDATES,
       },
     ]);
   });
@@ -41,7 +41,7 @@ describe('MapService.feed', () => {
     expect((error as RequestValidationError).errors).toEqual([
       {
         loc: ['query', 'bbox'],
-        msg: `bbox holds more than ${MAX_TEXT_FILTER_MATCHES} libraries and more than ${MAX_TEXT_FILTER_MATCHES} match q, search, city or postal_code: zoom in or narrow the filter`,
+        msg: `bbox holds more than ${MAX_TEXT_FILTER_CANDIDATES} libraries and more than ${MAX_TEXT_FILTER_CANDIDATES} match q, search, city or postal_code: zoom in or narrow the filter`,
         type: 'too_many_matches',
       },
     ]);

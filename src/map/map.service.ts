@@ -8,7 +8,7 @@ import {
   feedLevel,
   FINEST_COARSENED_LEVEL,
   MAX_FEED_CELLS,
-  MAX_TEXT_FILTER_MATCHES,
+  MAX_TEXT_FILTER_CANDIDATES,
   normalizeBbox,
 } from './map-grid.js';
 import { MapMapper } from './map.mapper.js';
@@ -52,12 +52,12 @@ export class MapService {
         postalCode: query.postal_code,
         hasPhoto: query.has_photo,
       },
-      MAX_TEXT_FILTER_MATCHES,
+      MAX_TEXT_FILTER_CANDIDATES,
     );
     if (rows === null) {
       throw RequestValidationError.single(
         ['query', 'bbox'],
-        `bbox holds more than ${MAX_TEXT_FILTER_MATCHES} libraries and more than ${MAX_TEXT_FILTER_MATCHES} match q, search, city or postal_code: zoom in or narrow the filter`,
+        `bbox holds more than ${MAX_TEXT_FILTER_CANDIDATES} libraries and more than ${MAX_TEXT_FILTER_CANDIDATES} match q, search, city or postal_code: zoom in or narrow the filter`,
         'too_many_matches',
       );
     }
