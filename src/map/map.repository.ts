@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/clock.js';
 import {
   APPROVED_POINT,
   LibrariesRepository,
+  LIST_CACHE_TTL_MS,
   Sql,
   type LibrarySearch,
 } from '../libraries/libraries.repository.js';
+import { ListCache } from '../libraries/list-cache.js';
 import {
   coverOf,
   innerCells,
@@ -79,9 +82,24 @@ const inRange = (sql: Sql, cx: string, cy: string, r: CellRange) =>
  * otherwise from the libraries themselves, grouped by the same cell functions; either way each cell's members are
  * exactly the approved (and matching) libraries inside the request's box.
  */
+/** The approved libraries a text filter matches anywhere (ids and points), or `null` when more than the bound. */
+type Candidates = { ids: number[]; lngs: number[]; lats: number[] } | null;
+
 @Injectable()
 export class MapRepository {
-  constructor(private readonly libraries: LibrariesRepository) {}
+  /**
+   * A text filter's candidates, kept for LIST_CACHE_TTL_MS (as the list keeps its large counts; the feed's shared
+   * caches may lag 60 s anyway): a map panning with one filter reads them once, and a filter with too many matches
+   * is refused from memory. At most 5,000 points per entry, 100 entries (~12 MB).
+   */
+  private readonly candidates: ListCache;
+
+  constructor(
+    private readonly libraries: LibrariesRepository,
+    clock: Clock,
+  ) {
+    this.candidates = new ListCache(clock, { ttlMs: LIST_CACHE_TTL_MS, maxEntries: 100 });
+  }
 
   /**
    * The non-empty cells of `level` inside the boxes, ordered by row then column.
@@ -124,30 +142,56 @@ export class MapRepository {
         false,
       );
     }
-    // The filter's matches anywhere, at most one more than the bound (the LIMIT keeps PostgreSQL from driving the
-    // scan by the box), each with whether it lies in the boxes; then those inside, grouped without another read.
+    const candidates = await this.candidates.get(
+      JSON.stringify([
+        filters.q,
+        filters.search,
+        filters.city,
+        filters.postalCode,
+        filters.country,
+        filters.hasPhoto,
+        maxCandidates,
+      ]),
+      () => this.findCandidates(filters, maxCandidates),
+      () => true,
+    );
+    if (candidates === null) return null;
+    // `point <@ box` of PostgreSQL: every edge inclusive.
+    const inside: number[] = [];
+    for (let i = 0; i < candidates.ids.length; i += 1) {
+      const lng = candidates.lngs[i];
+      const lat = candidates.lats[i];
+      if (boxes.some((b) => lng >= b.west && lng <= b.east && lat >= b.south && lat <= b.north)) {
+        inside.push(i);
+      }
+    }
+    const parts = `SELECT ${cellSql(level, 'p.lng', 'p.lat')}, 1 AS count, p.lng AS sum_lng, p.lat AS sum_lat,
+        p.lng AS min_lng, p.lat AS min_lat, p.lng AS max_lng, p.lat AS max_lat, p.id AS min_id
+      FROM unnest(${sql.param(inside.map((i) => candidates.ids[i]))}::int[],
+                  ${sql.param(inside.map((i) => candidates.lngs[i]))}::float8[],
+                  ${sql.param(inside.map((i) => candidates.lats[i]))}::float8[]) AS p(id, lng, lat)`;
+    return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, true);
+  }
+
+  /**
+   * The filter's matches anywhere, at most one more than the bound (the LIMIT keeps the plan on the list's index
+   * or a scan that stops early); null when there are more.
+   */
+  private async findCandidates(filters: MapFilters, maxCandidates: number): Promise<Candidates> {
     const where = new Sql();
     this.libraries.addApprovedFilters(where, filters);
-    const inside = boxes.map((box) => pointIn(where, box, 'm.point')).join(' OR ');
-    const candidates = await this.libraries.read<{
-      id: number;
-      lng: number;
-      lat: number;
-      inside: boolean;
-    }>(
-      `SELECT m.id, m.point[0] AS lng, m.point[1] AS lat, (${inside}) AS inside
-       FROM (SELECT l.id, ${APPROVED_POINT} AS point FROM libraries l ${where.whereClause()}
-             LIMIT ${where.param(maxCandidates + 1)}) m`,
+    const rows = await this.libraries.read<{ id: number; point: { x: number; y: number } }>(
+      `SELECT l.id, ${APPROVED_POINT} AS point FROM libraries l ${where.whereClause()}
+       LIMIT ${where.param(maxCandidates + 1)}`,
       where.params,
       false,
     );
-    if (candidates.length > maxCandidates) return null;
-    const matches = candidates.filter((c) => c.inside);
-    const parts = `SELECT ${cellSql(level, 'p.lng', 'p.lat')}, 1 AS count, p.lng AS sum_lng, p.lat AS sum_lat,
-        p.lng AS min_lng, p.lat AS min_lat, p.lng AS max_lng, p.lat AS max_lat, p.id AS min_id
-      FROM unnest(${sql.param(matches.map((m) => m.id))}::int[], ${sql.param(matches.map((m) => m.lng))}::float8[],
-                  ${sql.param(matches.map((m) => m.lat))}::float8[]) AS p(id, lng, lat)`;
-    return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, true);
+    if (rows.length > maxCandidates) return null;
+    return {
+      ids: rows.map((row) => row.id),
+      lngs: rows.map((row) => row.point.x),
+      lats: rows.map((row) => row.point.y),
+    };
   }
 
   /**
