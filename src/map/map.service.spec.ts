@@ -1,5 +1,5 @@
 import { RequestValidationError } from '../common/errors/api-error.js';
-import type { MapFeedQueryDto } from './dto/map-feed.query.js';
+import { MapFeedQueryDto } from './dto/map-feed.query.js';
 import { MAX_TEXT_FILTER_CANDIDATES } from './map-grid.js';
 import type { MapMapper } from './map.mapper.js';
 import type { MapFilters, MapRepository } from './map.repository.js';
@@ -7,7 +7,7 @@ import { MapService } from './map.service.js';
 
 describe('MapService.feed', () => {
   const query = (extra: Partial<MapFeedQueryDto>): MapFeedQueryDto =>
-    Object.assign({ bbox: '13,52,14,53', zoom: 9 }, extra) as MapFeedQueryDto;
+    Object.assign(new MapFeedQueryDto(), { bbox: '13,52,14,53', zoom: 9 }, extra);
 
   function serviceWith(answer: null | []) {
     const calls: { filters: MapFilters; maxMatches: number }[] = [];
