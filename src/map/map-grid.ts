@@ -12,14 +12,6 @@
 export const PRECOMPUTED_LEVELS = 16;
 /** At most this many cells in a feed's view, hence at most this many features (one per non-empty cell). */
 export const MAX_FEED_CELLS = 2000;
-/**
- * A feed with a text filter (q, search, city, postal_code) reads at most this many libraries: the grid has no facet
- * for text, so it groups the matching libraries themselves, reading either the box's libraries (when the box holds
- * at most this many) or the filter's matches (when at most this many match anywhere): a heap fetch each, 5–40 µs
- * at 1M libraries (warm or not).
- * When both are larger the request is refused (422 `too_many_matches`): zoom in or narrow the filter.
- */
-export const MAX_TEXT_FILTER_CANDIDATES = 5_000;
 /** From this zoom up, a feed's grid is never coarser than this level (cells of ~76 m: diagonal < 200 m). */
 export const FINE_ZOOM = 18;
 export const FINEST_COARSENED_LEVEL = 17;

@@ -9,6 +9,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { Public } from '../common/auth/public.decorator.js';
+import { DEFAULT_MAP_TEXT_FILTER_CANDIDATES } from '../config/app-config.js';
 import { SharedCache } from '../common/http/cache-control.js';
 import { ConditionalGet, EncodedBody } from '../common/http/conditional-get.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
@@ -19,7 +20,6 @@ import {
   MapLibraryFeatureResponse,
 } from './dto/map-feed.response.js';
 import { TileParamsDto } from './dto/tile.params.js';
-import { MAX_TEXT_FILTER_CANDIDATES } from './map-grid.js';
 import { MapService } from './map.service.js';
 
 export const GEOJSON = 'application/geo+json';
@@ -103,7 +103,8 @@ export class MapController {
     description:
       'GeoJSON FeatureCollection: library features and cluster features, at most ~2,000. `country` and ' +
       '`has_photo` are answered from the precomputed grid. A text filter (`q`, `search`, `city`, `postal_code`) ' +
-      `reads the box's libraries when it holds at most ${MAX_TEXT_FILTER_CANDIDATES.toLocaleString('en-US')}, or ` +
+      `reads the box's libraries when it holds at most ${DEFAULT_MAP_TEXT_FILTER_CANDIDATES.toLocaleString('en-US')} ` +
+      '(`MAP_TEXT_FILTER_MAX_CANDIDATES`, the default), or ' +
       'the matches of the filter when at most as many match anywhere; otherwise the request is refused (422, type ' +
       '`too_many_matches` at `query.bbox`): zoom in or narrow the filter.',
     headers: ETAG_HEADER,

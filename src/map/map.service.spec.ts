@@ -1,11 +1,12 @@
 import { RequestValidationError } from '../common/errors/api-error.js';
 import { MapFeedQueryDto } from './dto/map-feed.query.js';
-import { MAX_TEXT_FILTER_CANDIDATES } from './map-grid.js';
+import type { AppConfig } from '../config/app-config.js';
 import type { MapMapper } from './map.mapper.js';
 import type { MapFilters, MapRepository } from './map.repository.js';
 import { MapService } from './map.service.js';
 
 describe('MapService.feed', () => {
+  const MAX = 1234;
   const query = (extra: Partial<MapFeedQueryDto>): MapFeedQueryDto =>
     Object.assign(new MapFeedQueryDto(), { bbox: '13,52,14,53', zoom: 9 }, extra);
 
@@ -17,10 +18,11 @@ describe('MapService.feed', () => {
         return Promise.resolve(answer);
       },
     } as unknown as MapRepository;
-    return { service: new MapService(repository, {} as MapMapper), calls };
+    const config = { mapTextFilterMaxCandidates: MAX } as AppConfig;
+    return { service: new MapService(repository, {} as MapMapper, config), calls };
   }
 
-  it('asks the repository for at most MAX_TEXT_FILTER_CANDIDATES libraries, with the filters as given', async () => {
+  it('asks the repository for at most MAP_TEXT_FILTER_MAX_CANDIDATES libraries, with the filters as given', async () => {
     const { service, calls } = serviceWith([]);
     await expect(service.feed(query({ search: 'kiez', has_photo: true }))).resolves.toEqual({
       type: 'FeatureCollection',
@@ -29,7 +31,7 @@ describe('MapService.feed', () => {
     expect(calls).toEqual([
       {
         filters: expect.objectContaining({ search: 'kiez', hasPhoto: true }) as MapFilters,
-        maxMatches: MAX_TEXT_FILTER_CANDIDATES,
+        maxMatches: MAX,
       },
     ]);
   });
@@ -41,7 +43,7 @@ describe('MapService.feed', () => {
     expect((error as RequestValidationError).errors).toEqual([
       {
         loc: ['query', 'bbox'],
-        msg: `bbox holds more than ${MAX_TEXT_FILTER_CANDIDATES} libraries and more than ${MAX_TEXT_FILTER_CANDIDATES} match q, search, city or postal_code: zoom in or narrow the filter`,
+        msg: `bbox holds more than ${MAX} libraries and more than ${MAX} match q, search, city or postal_code: zoom in or narrow the filter`,
         type: 'too_many_matches',
       },
     ]);

@@ -1,16 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { RequestValidationError } from '../common/errors/api-error.js';
+import { AppConfig } from '../config/app-config.js';
 import { parseBbox } from './dto/bbox.rule.js';
 import type { MapFeedQueryDto } from './dto/map-feed.query.js';
 import type { MapFeedResponse } from './dto/map-feed.response.js';
 import type { TileParamsDto } from './dto/tile.params.js';
-import {
-  feedLevel,
-  FINEST_COARSENED_LEVEL,
-  MAX_FEED_CELLS,
-  MAX_TEXT_FILTER_CANDIDATES,
-  normalizeBbox,
-} from './map-grid.js';
+import { feedLevel, FINEST_COARSENED_LEVEL, MAX_FEED_CELLS, normalizeBbox } from './map-grid.js';
 import { MapMapper } from './map.mapper.js';
 import { MapRepository } from './map.repository.js';
 import { encodeTile } from './tile-encoder.js';
@@ -23,10 +18,16 @@ export class MapService {
   /** Whether PostGIS encodes tiles (ST_AsMVT); learnt from the first tile. */
   private postgisMvt = true;
 
+  /** MAP_TEXT_FILTER_MAX_CANDIDATES */
+  private readonly maxCandidates: number;
+
   constructor(
     private readonly repository: MapRepository,
     private readonly mapper: MapMapper,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.maxCandidates = config.mapTextFilterMaxCandidates;
+  }
 
   /** The approved (and matching) libraries in a box, dense ones clustered on the zoom's grid. */
   async feed(query: MapFeedQueryDto): Promise<MapFeedResponse> {
@@ -52,12 +53,12 @@ export class MapService {
         postalCode: query.postal_code,
         hasPhoto: query.has_photo,
       },
-      MAX_TEXT_FILTER_CANDIDATES,
+      this.maxCandidates,
     );
     if (rows === null) {
       throw RequestValidationError.single(
         ['query', 'bbox'],
-        `bbox holds more than ${MAX_TEXT_FILTER_CANDIDATES} libraries and more than ${MAX_TEXT_FILTER_CANDIDATES} match q, search, city or postal_code: zoom in or narrow the filter`,
+        `bbox holds more than ${this.maxCandidates} libraries and more than ${this.maxCandidates} match q, search, city or postal_code: zoom in or narrow the filter`,
         'too_many_matches',
       );
     }

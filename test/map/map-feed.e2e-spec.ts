@@ -489,6 +489,42 @@ describe('map feed and tiles', () => {
     );
   });
 
+  it('refuses a text filter only when both the box and the filter exceed MAP_TEXT_FILTER_MAX_CANDIDATES', async () => {
+    const small = await createTestApp({
+      databaseUrl: db.url,
+      env: { RATE_LIMIT_ENABLED: 'false', MAP_TEXT_FILTER_MAX_CANDIDATES: '5' },
+    });
+    try {
+      const get = (query: string) => request(small.http).get(`/api/v1/libraries/map?${query}`);
+      const world = [-180, -90, 180, 90];
+      const refused = await get(`bbox=${world.join(',')}&zoom=4&search=kiez`).expect(422);
+      expect(refused.body).toEqual({
+        message: 'Validation error.',
+        details: {
+          errors: [
+            {
+              loc: ['query', 'bbox'],
+              msg: 'bbox holds more than 5 libraries and more than 5 match q, search, city or postal_code: zoom in or narrow the filter',
+              type: 'too_many_matches',
+            },
+          ],
+        },
+      });
+      // Few matches anywhere: read, then tested against the box.
+      const farWest = (p: Point) => p.name.startsWith('Far West');
+      const few = await get(`bbox=${world.join(',')}&zoom=4&search=far%20west`).expect(200);
+      expect(checkFeed(few.body, world, 4, farWest)).toHaveLength(1);
+      // A box of few libraries (Ushuaia: 3 rows, not all approved): read whatever the filter matches elsewhere
+      // (`a` is in every fixture's city or name).
+      const ushuaia = [-68.5, -55, -68.1, -54.6];
+      expect(approved().filter((p) => inBox(p, ushuaia)).length).toBeLessThanOrEqual(5);
+      const box = await get(`bbox=${ushuaia.join(',')}&zoom=10&search=a`).expect(200);
+      checkFeed(box.body, ushuaia, 10, () => true);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('routes /libraries/map before /libraries/{slug}', async () => {
     const res = await request(t.http)
       .get('/api/v1/libraries/map/')
