@@ -77,20 +77,21 @@ const pointIn = (sql: Sql, box: GeoBox, point = APPROVED_POINT) =>
 const inRange = (sql: Sql, cx: string, cy: string, r: CellRange) =>
   `(${cx} BETWEEN ${sql.param(r.x0)} AND ${sql.param(r.x1)} AND ${cy} BETWEEN ${sql.param(r.y0)} AND ${sql.param(r.y1)})`;
 
-/**
- * The map's reads. Clusters come from the precomputed grid (library_map_cells) where the request allows it, and
- * otherwise from the libraries themselves, grouped by the same cell functions; either way each cell's members are
- * exactly the approved (and matching) libraries inside the request's box.
- */
 /** The approved libraries a text filter matches anywhere (ids and points), or `null` when more than the bound. */
 type Candidates = { ids: number[]; lngs: number[]; lats: number[] } | null;
 
+/**
+ * The map's reads. Clusters come from the precomputed grid (library_map_cells, with its facets country and
+ * has_photo) where the request allows it, and otherwise from the libraries themselves, grouped by the same cell
+ * functions; either way each cell's members are exactly the approved (and matching) libraries inside the box.
+ */
 @Injectable()
 export class MapRepository {
   /**
    * A text filter's candidates, kept for LIST_CACHE_TTL_MS (as the list keeps its large counts; the feed's shared
    * caches may lag 60 s anyway): a map panning with one filter reads them once, and a filter with too many matches
-   * is refused from memory. At most 5,000 points per entry, 100 entries (~12 MB).
+   * is refused from memory. At most MAP_TEXT_FILTER_MAX_CANDIDATES points per entry and 100 entries (~12 MB with
+   * the default 5,000).
    */
   private readonly candidates: ListCache;
 
