@@ -27,6 +27,7 @@ import { StatisticsModule } from './statistics/statistics.module.js';
 import { LibrariesModule } from './libraries/libraries.module.js';
 import { LibraryDetailModule } from './libraries/library-detail.module.js';
 import { MapContributionModule } from './map-contribution/map-contribution.module.js';
+import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
 import { MapModule } from './map/map.module.js';
 import { ReportsModule } from './reports/reports.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -58,6 +59,7 @@ export class AppModule {
         RateLimitModule,
         MediaModule,
         MediaSweepModule,
+        IdempotencyModule,
         HealthModule,
         UsersModule,
         AuthModule,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth/auth-user.js';
-import { ApiError, RequestValidationError } from '../common/errors/api-error.js';
+import { InvalidFieldsError, NotFoundError, RefusedError } from '../common/errors/domain-errors.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
 import { libraryRef } from '../libraries/library.mapper.js';
@@ -14,7 +14,18 @@ import type { MyPhotoResponse } from '../libraries/dto/library.response.js';
 import {
   CommunityPhotosRepository,
   PHOTOS_PER_USER_PER_LIBRARY,
+  type CommunityPhotoRow,
 } from './community-photos.repository.js';
+import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
+
+function photoResponse(row: CommunityPhotoRow): CommunityPhotoResponse {
+  return {
+    id: row.id,
+    caption: row.caption,
+    status: row.status,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
 
 export const PHOTO_LIMIT_MESSAGE = `You can submit at most ${PHOTOS_PER_USER_PER_LIBRARY} photos per library.`;
 
@@ -25,43 +36,64 @@ export class CommunityPhotosService {
     private readonly media: MediaStorage,
     private readonly libraries: LibrariesRepository,
     private readonly librariesService: LibrariesService,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
-  /** A community photo for an approved library, pending moderation; at most 3 pending or approved per user. */
+  /**
+   * A community photo for an approved library, pending moderation; at most 3 pending or approved per user. With an
+   * `Idempotency-Key`, a retry of the same request answers the original result (recorded in the insert's
+   * transaction), the same key with another request 409.
+   */
   async create(
     user: AuthUser,
     slug: string,
     dto: CreateCommunityPhotoDto,
     file: UploadedPhoto | undefined,
+    idempotencyKey: string | null = null,
   ): Promise<CommunityPhotoResponse> {
     if (!file)
-      throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
+      throw InvalidFieldsError.single(['file', 'photo'], 'A photo is required.', 'missing');
+    const request = await this.idempotency.identify(
+      user.id,
+      idempotencyKey,
+      'community-photos.create',
+      { slug, ...dto },
+      file.path,
+    );
+    const earlier = await this.idempotency.replay(request);
+    if (earlier) return earlier.body as CommunityPhotoResponse;
     const library = await this.libraries.findBySlug(slug, null);
-    if (!library || library.status !== 'approved') throw ApiError.notFound();
+    if (!library || library.status !== 'approved') throw new NotFoundError();
     // Cheap early refusal; the authoritative check runs under the lock below.
     if ((await this.photos.countActive(user.id, library.id)) >= PHOTOS_PER_USER_PER_LIBRARY) {
-      throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);
+      throw new RefusedError(PHOTO_LIMIT_MESSAGE);
     }
     const stored = await this.librariesService.storePhoto(file, 'photos');
-    const row = await this.librariesService.withPhotoFiles(stored, () =>
-      this.photos.insertWithinLimit({
-        libraryId: library.id,
-        userId: user.id,
-        caption: dto.caption ?? '',
-        photoKey: stored.photo_key,
-        thumbnailKey: stored.thumbnail_key,
-      }),
-    );
+    let row: CommunityPhotoRow | null;
+    try {
+      row = await this.librariesService.withPhotoFiles(stored, () =>
+        this.photos.insertWithinLimit(
+          {
+            libraryId: library.id,
+            userId: user.id,
+            caption: dto.caption ?? '',
+            photoKey: stored.photo_key,
+            thumbnailKey: stored.thumbnail_key,
+          },
+          (manager, inserted) =>
+            this.idempotency.record(manager, request, inserted.id, 201, photoResponse(inserted)),
+        ),
+      );
+    } catch (error) {
+      const first = await this.idempotency.replayAfterFailure(request, error);
+      if (first) return first.body as CommunityPhotoResponse;
+      throw error;
+    }
     if (!row) {
       await this.librariesService.discardPhoto(stored);
-      throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);
+      throw new RefusedError(PHOTO_LIMIT_MESSAGE);
     }
-    return {
-      id: row.id,
-      caption: row.caption,
-      status: row.status,
-      created_at: new Date(row.created_at).toISOString(),
-    };
+    return photoResponse(row);
   }
 
   mine(user: AuthUser, query: PaginationQueryDto): Promise<Page<MyPhotoResponse>> {

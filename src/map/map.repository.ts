@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
+import { LIST_CACHE_TTL_MS } from '../libraries/approved-list.repository.js';
 import {
   APPROVED_POINT,
   LibrariesRepository,
-  LIST_CACHE_TTL_MS,
   Sql,
   type LibrarySearch,
 } from '../libraries/libraries.repository.js';

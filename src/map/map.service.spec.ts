@@ -1,4 +1,4 @@
-import { RequestValidationError } from '../common/errors/api-error.js';
+import { InvalidFieldsError } from '../common/errors/domain-errors.js';
 import { MapFeedQueryDto } from './dto/map-feed.query.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { MapMapper } from './map.mapper.js';
@@ -39,8 +39,8 @@ describe('MapService.feed', () => {
   it('refuses a text filter when both the box and the filter hold too many libraries: 422 too_many_matches at query.bbox', async () => {
     const { service } = serviceWith(null);
     const error = await service.feed(query({ q: 'books' })).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RequestValidationError);
-    expect((error as RequestValidationError).errors).toEqual([
+    expect(error).toBeInstanceOf(InvalidFieldsError);
+    expect((error as InvalidFieldsError).problems).toEqual([
       {
         loc: ['query', 'bbox'],
         msg: `bbox holds more than ${MAX} libraries and more than ${MAX} match q, search, city or postal_code: zoom in or narrow the filter`,

@@ -1,13 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth/auth-user.js';
-import { ApiError } from '../common/errors/api-error.js';
+import { NotFoundError } from '../common/errors/domain-errors.js';
 import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
 import type { MyReportResponse, ReportCreatedResponse } from '../libraries/dto/library.response.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
 import { libraryRef } from '../libraries/library.mapper.js';
 import { LibrariesService, type UploadedPhoto } from '../libraries/libraries.service.js';
 import type { CreateReportDto } from './dto/create-report.dto.js';
-import { ReportsRepository } from './reports.repository.js';
+import { ReportsRepository, type ReportRow } from './reports.repository.js';
+import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
+
+function reportResponse(row: ReportRow): ReportCreatedResponse {
+  return { id: row.id, reason: row.reason, created_at: new Date(row.created_at).toISOString() };
+}
 
 @Injectable()
 export class ReportsService {
@@ -15,29 +20,53 @@ export class ReportsService {
     private readonly reports: ReportsRepository,
     private readonly libraries: LibrariesRepository,
     private readonly librariesService: LibrariesService,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
-  /** Reports an approved library (anything else is 404), with an optional photo through the photo pipeline. */
+  /**
+   * Reports an approved library (anything else is 404), with an optional photo through the photo pipeline. With an
+   * `Idempotency-Key`, a retry of the same request answers the original result, another request 409.
+   */
   async create(
     user: AuthUser,
     slug: string,
     dto: CreateReportDto,
     file: UploadedPhoto | undefined,
+    idempotencyKey: string | null = null,
   ): Promise<ReportCreatedResponse> {
-    const library = await this.libraries.findBySlug(slug, null);
-    if (!library || library.status !== 'approved') throw ApiError.notFound();
-    const photo = file ? await this.librariesService.storePhoto(file, 'reports') : null;
-    const row = await this.librariesService.withPhotoFiles(photo, () =>
-      this.reports.insert({
-        libraryId: library.id,
-        userId: user.id,
-        reason: dto.reason,
-        details: dto.details ?? '',
-        photoKey: photo?.photo_key ?? null,
-        thumbnailKey: photo?.thumbnail_key ?? null,
-      }),
+    const request = await this.idempotency.identify(
+      user.id,
+      idempotencyKey,
+      'reports.create',
+      { slug, ...dto },
+      file?.path ?? null,
     );
-    return { id: row.id, reason: row.reason, created_at: new Date(row.created_at).toISOString() };
+    const earlier = await this.idempotency.replay(request);
+    if (earlier) return earlier.body as ReportCreatedResponse;
+    const library = await this.libraries.findBySlug(slug, null);
+    if (!library || library.status !== 'approved') throw new NotFoundError();
+    const photo = file ? await this.librariesService.storePhoto(file, 'reports') : null;
+    try {
+      const row = await this.librariesService.withPhotoFiles(photo, () =>
+        this.reports.insert(
+          {
+            libraryId: library.id,
+            userId: user.id,
+            reason: dto.reason,
+            details: dto.details ?? '',
+            photoKey: photo?.photo_key ?? null,
+            thumbnailKey: photo?.thumbnail_key ?? null,
+          },
+          (manager, inserted) =>
+            this.idempotency.record(manager, request, inserted.id, 201, reportResponse(inserted)),
+        ),
+      );
+      return reportResponse(row);
+    } catch (error) {
+      const first = await this.idempotency.replayAfterFailure(request, error);
+      if (first) return first.body as ReportCreatedResponse;
+      throw error;
+    }
   }
 
   mine(user: AuthUser, query: PaginationQueryDto): Promise<Page<MyReportResponse>> {

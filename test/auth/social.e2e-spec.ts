@@ -1,14 +1,10 @@
 import type { JWTPayload } from 'jose';
 import request from 'supertest';
 import { bearer, loginUser, registerUser } from '../support/auth.js';
-import {
-  createTestApp,
-  describeWithRedis,
-  type TestApp,
-  itWithDatabaseServer,
-} from '../support/app.js';
+import { describeWithRedis, type TestApp, itWithDatabaseServer } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { useTestSuite } from '../support/suite.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import {
   closedPortUrl,
   startFakeJwks,
@@ -86,25 +82,17 @@ describe('POST /auth/social', () => {
         (await client.query('SELECT first_name, last_name FROM users WHERE id = $1', [id])).rows[0],
     );
 
-  beforeAll(async () => {
-    providers = {
-      apple: await startFakeJwks(() => clock.now()),
-      google: await startFakeJwks(() => clock.now()),
-    };
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       clock,
-      env: { RATE_LIMIT_ENABLED: 'false', ...socialEnv(providers) },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await providers?.apple.close();
-    await providers?.google.close();
-  });
+      fakes: async () => ({
+        apple: await startFakeJwks(() => clock.now()),
+        google: await startFakeJwks(() => clock.now()),
+      }),
+      env: (fakes) => ({ RATE_LIMIT_ENABLED: 'false', ...socialEnv(fakes) }),
+    },
+    (s) => ({ db, t, fakes: providers } = s),
+  );
 
   describe('request checks', () => {
     it.each([['facebook'], ['Apple'], [''], ['google ']])(
@@ -531,30 +519,26 @@ describe('POST /auth/social', () => {
 });
 
 describe('POST /auth/social with an unreachable JWKS or an unconfigured provider', () => {
-  let db: TestDatabase;
   let t: TestApp;
   let apple: FakeJwks;
   const clock = new FakeClock();
 
-  beforeAll(async () => {
-    apple = await startFakeJwks(() => clock.now());
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       clock,
-      env: {
+      fakes: async () => ({ apple: await startFakeJwks(() => clock.now()) }),
+      env: async () => ({
         RATE_LIMIT_ENABLED: 'false',
         APPLE_CLIENT_IDS: APPLE_AUD,
         APPLE_JWKS_URL: await closedPortUrl(),
-      },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await apple?.close();
-  });
+      }),
+    },
+    (s) =>
+      ({
+        t,
+        fakes: { apple },
+      } = s),
+  );
 
   it('400 Invalid identity token. when the JWKS cannot be fetched', async () => {
     const idToken = await apple.sign({
@@ -589,43 +573,42 @@ describeWithRedis('POST /auth/social replay guard in Redis', () => {
   let providers: Providers;
   const clock = new FakeClock();
 
-  beforeAll(async () => {
-    providers = {
-      apple: await startFakeJwks(() => clock.now()),
-      google: await startFakeJwks(() => clock.now()),
-    };
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       clock,
       redis: true,
-      env: { RATE_LIMIT_ENABLED: 'false', ...socialEnv(providers) },
-    });
-  });
+      fakes: async () => ({
+        apple: await startFakeJwks(() => clock.now()),
+        google: await startFakeJwks(() => clock.now()),
+      }),
+      env: (fakes) => ({ RATE_LIMIT_ENABLED: 'false', ...socialEnv(fakes) }),
+    },
+    (s) => ({ db, t, fakes: providers } = s),
+  );
 
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await providers?.apple.close();
-    await providers?.google.close();
-  });
-
-  it('refuses a replayed jti across requests, without touching the database table', async () => {
+  it('refuses a replayed jti across requests: the database records the claim, Redis refuses the replay first', async () => {
     const token = await googleToken(providers);
     await request(t.http)
       .post('/api/v1/auth/social')
       .send({ provider: 'google', id_token: token })
       .expect(200);
+    // The database is the record of truth (issue 14): the claim is there, written through to Redis.
+    const count = async () =>
+      Number(
+        await withClient(
+          db.url,
+          async (client) =>
+            (await client.query('SELECT count(*) FROM used_identity_tokens')).rows[0].count,
+        ),
+      );
+    expect(await count()).toBe(1);
+    // Redis alone refuses the replay (the table row is gone, Redis still knows the key).
+    await withClient(db.url, (client) => client.query('DELETE FROM used_identity_tokens'));
     const res = await request(t.http)
       .post('/api/v1/auth/social')
       .send({ provider: 'google', id_token: token })
       .expect(400);
     expect(res.body).toEqual(INVALID_TOKEN);
-    const rows = await withClient(
-      db.url,
-      async (client) =>
-        (await client.query('SELECT count(*) FROM used_identity_tokens')).rows[0].count,
-    );
-    expect(Number(rows)).toBe(0);
+    expect(await count()).toBe(0);
   });
 });

@@ -23,6 +23,7 @@ import {
   submitLibrary,
 } from '../support/libraries.js';
 import { postPhoto } from '../support/community.js';
+import { useTestSuite } from '../support/suite.js';
 
 const UNAVAILABLE = {
   message: 'Service temporarily unavailable.',
@@ -267,7 +268,8 @@ describeWithDatabaseServer('database faults (issue 14)', () => {
       const holders = Array.from({ length: 4 }, () => request(t.http).get('/api/v1/libraries/'));
       const pending = Promise.all(holders.map((req) => req.then((res) => res)));
       const started = Date.now();
-      const waiting = await request(t.http).get('/api/v1/libraries/countries');
+      // `latest` reads the locked table (`countries` no longer does: it reads library_country_counts, issue 22).
+      const waiting = await request(t.http).get('/api/v1/libraries/latest');
       expect(waiting.status).toBe(503);
       expectUnavailable(waiting);
       expect(Date.now() - started).toBeLessThan(5_000);
@@ -310,15 +312,7 @@ describeWithDatabaseServer('orphan media sweep (issue 14)', () => {
   let db: TestDatabase;
   let t: TestApp;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { MEDIA_SWEEP_GRACE_HOURS: '2' } });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  useTestSuite({ env: { MEDIA_SWEEP_GRACE_HOURS: '2' } }, (s) => ({ db, t } = s));
 
   it('removes only files that are unreferenced and older than the grace period; one sweeper at a time', async () => {
     const media = t.app.get(MediaStorage);
