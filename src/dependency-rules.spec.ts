@@ -64,10 +64,7 @@ describe('dependency rules', () => {
       (file) =>
         file.name.endsWith('.service.ts') && file.imports.includes('src/common/errors/api-error'),
     );
-    // map-contribution is being split by use case in its own change (issue 15, part A).
-    expect(offenders.map((file) => file.name)).toEqual([
-      'src/map-contribution/map-contribution.service.ts',
-    ]);
+    expect(offenders.map((file) => file.name)).toEqual([]);
   });
 
   it('services get their transaction type from src/database, not from typeorm', () => {
