@@ -9,6 +9,7 @@ import { LibraryMapCells1764600000000 } from './1764600000000-library-map-cells.
 import { ModerationAudit1764700000000 } from './1764700000000-moderation-audit.js';
 import { OpenData1764800000000 } from './1764800000000-open-data.js';
 import { IdempotencyKeys1764900000000 } from './1764900000000-idempotency-keys.js';
+import { MapCellFacets1765100000000 } from './1765100000000-map-cell-facets.js';
 import { LibraryCounts1765400000000 } from './1765400000000-library-counts.js';
 import { FavouritesPageIndex1765400000001 } from './1765400000001-favourites-page-index.js';
 
@@ -25,6 +26,7 @@ export const MIGRATIONS = [
   ModerationAudit1764700000000,
   OpenData1764800000000,
   IdempotencyKeys1764900000000,
+  MapCellFacets1765100000000,
   LibraryCounts1765400000000,
   FavouritesPageIndex1765400000001,
 ];

@@ -112,14 +112,15 @@ CREATE FUNCTION public.bookcase_map_cells_add(points jsonb) RETURNS void
     LANGUAGE sql
     AS $$
         INSERT INTO library_map_cells AS c
-          (level, cx, cy, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id)
+          (level, cx, cy, country, has_photo, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id)
         SELECT g.level, bookcase_map_cell(bookcase_map_x(p.lng), g.level),
-               bookcase_map_cell(bookcase_map_y(p.lat), g.level),
+               bookcase_map_cell(bookcase_map_y(p.lat), g.level), p.country, p.photo,
                count(*), sum(p.lng), sum(p.lat), min(p.lng), min(p.lat), max(p.lng), max(p.lat), min(p.id)
-        FROM jsonb_to_recordset(points) AS p(id integer, lng double precision, lat double precision)
+        FROM jsonb_to_recordset(points)
+               AS p(id integer, lng double precision, lat double precision, country character(2), photo boolean)
         CROSS JOIN generate_series(0, 16) AS g(level)
-        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-        ON CONFLICT (level, cx, cy) DO UPDATE SET
+        GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+        ON CONFLICT (level, cx, cy, country, has_photo) DO UPDATE SET
           count = c.count + excluded.count,
           sum_lng = c.sum_lng + excluded.sum_lng,
           sum_lat = c.sum_lat + excluded.sum_lat,
@@ -128,6 +129,43 @@ CREATE FUNCTION public.bookcase_map_cells_add(points jsonb) RETURNS void
           max_lng = greatest(c.max_lng, excluded.max_lng),
           max_lat = greatest(c.max_lat, excluded.max_lat),
           min_id = least(c.min_id, excluded.min_id)
+      $$;
+
+--
+-- Name: bookcase_map_cells_photos_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_map_cells_photos_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      DECLARE
+        touched integer[];
+        cells jsonb;
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          SELECT array_agg(DISTINCT n.library_id) INTO touched FROM new_rows n WHERE n.status = 'approved';
+        ELSIF TG_OP = 'DELETE' THEN
+          SELECT array_agg(DISTINCT o.library_id) INTO touched FROM old_rows o WHERE o.status = 'approved';
+        ELSE
+          SELECT array_agg(DISTINCT c.library_id) INTO touched
+            FROM (SELECT a.library_id FROM new_rows a WHERE a.status = 'approved' AND NOT EXISTS (
+         SELECT 1 FROM old_rows b WHERE b.id = a.id AND b.library_id = a.library_id AND b.status = 'approved') UNION SELECT a.library_id FROM old_rows a WHERE a.status = 'approved' AND NOT EXISTS (
+         SELECT 1 FROM new_rows b WHERE b.id = a.id AND b.library_id = a.library_id AND b.status = 'approved')) c;
+        END IF;
+        IF touched IS NULL THEN
+          RETURN NULL;
+        END IF;
+        SELECT jsonb_agg(jsonb_build_object(
+                 'cx', bookcase_map_cell(bookcase_map_x(ST_X(l.location::geometry)), 16),
+                 'cy', bookcase_map_cell(bookcase_map_y(ST_Y(l.location::geometry)), 16)))
+          INTO cells FROM libraries l WHERE l.id = ANY(touched) AND l.status = 'approved';
+        IF cells IS NULL THEN
+          RETURN NULL;
+        END IF;
+        PERFORM pg_advisory_xact_lock(hashtext('bookcase_map_cells'));
+        PERFORM bookcase_map_cells_recount(cells);
+        RETURN NULL;
+      END
       $$;
 
 --
@@ -148,13 +186,11 @@ CREATE FUNCTION public.bookcase_map_cells_recount(cells jsonb) RETURNS void
         DELETE FROM library_map_cells c USING bookcase_map_dirty d
           WHERE c.level = 16 AND c.cx = d.cx AND c.cy = d.cy;
         INSERT INTO library_map_cells
-          (level, cx, cy, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id)
-        SELECT 16, d.cx, d.cy, count(*), sum(p.lng), sum(p.lat), min(p.lng), min(p.lat), max(p.lng), max(p.lat),
-               min(p.id)
+          (level, cx, cy, country, has_photo, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id)
+        SELECT 16, d.cx, d.cy, p.country, p.photo, count(*), sum(p.lng), sum(p.lat), min(p.lng), min(p.lat),
+               max(p.lng), max(p.lat), min(p.id)
         FROM bookcase_map_dirty d
         CROSS JOIN LATERAL (
-          -- The cell's box in degrees, widened by a hair (the exact cell test follows); the outermost cells reach
-          -- the poles and the antimeridian, where the grid clamps.
           SELECT CASE WHEN d.cx = 0 THEN -180 ELSE d.cx / 262144.0 * 360 - 180 - 1e-9 END AS west,
                  CASE WHEN d.cx = 262143 THEN 180 ELSE (d.cx + 1) / 262144.0 * 360 - 180 + 1e-9 END AS east,
                  CASE WHEN d.cy = 0 THEN 90
@@ -163,28 +199,30 @@ CREATE FUNCTION public.bookcase_map_cells_recount(cells jsonb) RETURNS void
                       ELSE degrees(atan(sinh(pi() * (1 - 2 * (d.cy + 1) / 262144.0)))) - 1e-9 END AS south
         ) b
         JOIN LATERAL (
-          SELECT l.id, ST_X(l.location::geometry) AS lng, ST_Y(l.location::geometry) AS lat
+          SELECT l.id, ST_X(l.location::geometry) AS lng, ST_Y(l.location::geometry) AS lat, l.country,
+                 (l.photo_key IS NOT NULL OR EXISTS (
+     SELECT 1 FROM library_photos ph WHERE ph.library_id = l.id AND ph.status = 'approved')) AS photo
           FROM libraries l
           WHERE l.status = 'approved'
             AND point(ST_X(l.location::geometry), ST_Y(l.location::geometry))
                 <@ box(point(b.west, b.south), point(b.east, b.north))
         ) p ON bookcase_map_cell(bookcase_map_x(p.lng), 16) = d.cx
            AND bookcase_map_cell(bookcase_map_y(p.lat), 16) = d.cy
-        GROUP BY d.cx, d.cy;
+        GROUP BY d.cx, d.cy, p.country, p.photo;
         FOR lvl IN REVERSE 15..0 LOOP
           INSERT INTO bookcase_map_dirty
             SELECT DISTINCT lvl, d.cx / 2, d.cy / 2 FROM bookcase_map_dirty d WHERE d.level = lvl + 1;
           DELETE FROM library_map_cells c USING bookcase_map_dirty d
             WHERE d.level = lvl AND c.level = lvl AND c.cx = d.cx AND c.cy = d.cy;
           INSERT INTO library_map_cells
-            (level, cx, cy, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id)
-          SELECT lvl, d.cx, d.cy, sum(k.count), sum(k.sum_lng), sum(k.sum_lat), min(k.min_lng), min(k.min_lat),
-                 max(k.max_lng), max(k.max_lat), min(k.min_id)
+            (level, cx, cy, country, has_photo, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id)
+          SELECT lvl, d.cx, d.cy, k.country, k.has_photo, sum(k.count), sum(k.sum_lng), sum(k.sum_lat),
+                 min(k.min_lng), min(k.min_lat), max(k.max_lng), max(k.max_lat), min(k.min_id)
           FROM bookcase_map_dirty d
           JOIN library_map_cells k ON k.level = lvl + 1 AND k.cx BETWEEN d.cx * 2 AND d.cx * 2 + 1
                                   AND k.cy BETWEEN d.cy * 2 AND d.cy * 2 + 1
           WHERE d.level = lvl
-          GROUP BY d.cx, d.cy;
+          GROUP BY d.cx, d.cy, k.country, k.has_photo;
         END LOOP;
       END
       $$;
@@ -202,25 +240,25 @@ CREATE FUNCTION public.bookcase_map_cells_sync() RETURNS trigger
       BEGIN
         IF TG_OP = 'INSERT' THEN
           SELECT jsonb_agg(jsonb_build_object('id', n.id, 'lng', ST_X(n.location::geometry),
-                                              'lat', ST_Y(n.location::geometry)))
-            INTO added FROM new_rows n WHERE n.status = 'approved';
+         'lat', ST_Y(n.location::geometry), 'country', n.country, 'photo', (n.photo_key IS NOT NULL OR EXISTS (
+     SELECT 1 FROM library_photos ph WHERE ph.library_id = n.id AND ph.status = 'approved')))) INTO added FROM new_rows n WHERE n.status = 'approved';
         ELSIF TG_OP = 'DELETE' THEN
-          SELECT jsonb_agg(jsonb_build_object('lng', ST_X(o.location::geometry), 'lat', ST_Y(o.location::geometry)))
-            INTO removed FROM old_rows o WHERE o.status = 'approved';
+          SELECT jsonb_agg(jsonb_build_object('lng', ST_X(o.location::geometry),
+         'lat', ST_Y(o.location::geometry))) INTO removed FROM old_rows o WHERE o.status = 'approved';
         ELSE
           SELECT jsonb_agg(jsonb_build_object('id', n.id, 'lng', ST_X(n.location::geometry),
-                                              'lat', ST_Y(n.location::geometry)))
-            INTO added FROM new_rows n
-            WHERE n.status = 'approved' AND NOT EXISTS (
-              SELECT 1 FROM old_rows o WHERE o.id = n.id AND o.status = 'approved'
-                AND ST_X(o.location::geometry) = ST_X(n.location::geometry)
-                AND ST_Y(o.location::geometry) = ST_Y(n.location::geometry));
-          SELECT jsonb_agg(jsonb_build_object('lng', ST_X(o.location::geometry), 'lat', ST_Y(o.location::geometry)))
-            INTO removed FROM old_rows o
-            WHERE o.status = 'approved' AND NOT EXISTS (
-              SELECT 1 FROM new_rows n WHERE n.id = o.id AND n.status = 'approved'
-                AND ST_X(o.location::geometry) = ST_X(n.location::geometry)
-                AND ST_Y(o.location::geometry) = ST_Y(n.location::geometry));
+         'lat', ST_Y(n.location::geometry), 'country', n.country, 'photo', (n.photo_key IS NOT NULL OR EXISTS (
+     SELECT 1 FROM library_photos ph WHERE ph.library_id = n.id AND ph.status = 'approved')))) INTO added FROM new_rows n
+            WHERE n.status = 'approved' AND NOT EXISTS (SELECT 1 FROM old_rows o WHERE o.id = n.id AND o.status = 'approved' AND n.status = 'approved'
+      AND ST_X(o.location::geometry) = ST_X(n.location::geometry)
+      AND ST_Y(o.location::geometry) = ST_Y(n.location::geometry)
+      AND o.country = n.country AND (o.photo_key IS NULL) = (n.photo_key IS NULL));
+          SELECT jsonb_agg(jsonb_build_object('lng', ST_X(o.location::geometry),
+         'lat', ST_Y(o.location::geometry))) INTO removed FROM old_rows o
+            WHERE o.status = 'approved' AND NOT EXISTS (SELECT 1 FROM new_rows n WHERE o.id = n.id AND o.status = 'approved' AND n.status = 'approved'
+      AND ST_X(o.location::geometry) = ST_X(n.location::geometry)
+      AND ST_Y(o.location::geometry) = ST_Y(n.location::geometry)
+      AND o.country = n.country AND (o.photo_key IS NULL) = (n.photo_key IS NULL));
         END IF;
         IF added IS NULL AND removed IS NULL THEN
           RETURN NULL;
@@ -568,6 +606,8 @@ CREATE TABLE public.library_map_cells (
     max_lng double precision NOT NULL,
     max_lat double precision NOT NULL,
     min_id integer NOT NULL,
+    country character(2) NOT NULL,
+    has_photo boolean NOT NULL,
     CONSTRAINT library_map_cells_count_check CHECK ((count > 0))
 );
 
@@ -1094,7 +1134,7 @@ ALTER TABLE ONLY public.library_counts
 --
 
 ALTER TABLE ONLY public.library_map_cells
-    ADD CONSTRAINT library_map_cells_pkey PRIMARY KEY (level, cx, cy);
+    ADD CONSTRAINT library_map_cells_pkey PRIMARY KEY (level, cx, cy, country, has_photo);
 
 --
 -- Name: library_photos library_photos_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1541,6 +1581,24 @@ CREATE TRIGGER libraries_map_cells_insert AFTER INSERT ON public.libraries REFER
 --
 
 CREATE TRIGGER libraries_map_cells_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_map_cells_sync();
+
+--
+-- Name: library_photos library_photos_map_cells_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER library_photos_map_cells_delete AFTER DELETE ON public.library_photos REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_map_cells_photos_sync();
+
+--
+-- Name: library_photos library_photos_map_cells_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER library_photos_map_cells_insert AFTER INSERT ON public.library_photos REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_map_cells_photos_sync();
+
+--
+-- Name: library_photos library_photos_map_cells_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER library_photos_map_cells_update AFTER UPDATE ON public.library_photos REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_map_cells_photos_sync();
 
 --
 -- Name: map_contribution_events map_contribution_events_append_only; Type: TRIGGER; Schema: public; Owner: -

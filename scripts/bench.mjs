@@ -74,6 +74,7 @@ const SCENARIOS = [
   'favourites',
   'submit-photo',
   'map-feed',
+  'map-filtered',
   'tiles',
   'export',
 ];
@@ -1240,6 +1241,23 @@ async function main() {
       const south = city.lat - height * Math.random();
       const bbox = [west, south, west + width, south + height].map((v) => v.toFixed(5));
       return `${API}/libraries/map?bbox=${bbox.join(',')}&zoom=${5 + Math.floor(Math.random() * 11)}`;
+    }),
+    // The same boxes with a filter: the grid's facets (the city's country, has_photo, both) or a text filter
+    // (a 4-digit postal-code fragment: read from the filter's matches, or refused with 422 too_many_matches when
+    // both the box and the filter hold more than 5,000 libraries).
+    'map-filtered': get(() => {
+      const city = pick(SEED_CITIES);
+      const [width, height] = Math.random() < 0.5 ? [0.3, 0.2] : [8, 5];
+      const west = city.lng - width * Math.random();
+      const south = city.lat - height * Math.random();
+      const bbox = [west, south, west + width, south + height].map((v) => v.toFixed(5));
+      const filter = pick([
+        `country=${city.country}`,
+        `has_photo=${Math.random() < 0.5}`,
+        `country=${city.country}&has_photo=true`,
+        `postal_code=${encodeURIComponent(pick(fragments))}`,
+      ]);
+      return `${API}/libraries/map?bbox=${bbox.join(',')}&zoom=${5 + Math.floor(Math.random() * 11)}&${filter}`;
     }),
     // A random tile of zoom 3 to 16 holding a point within ~10 km of a random seed city.
     tiles: get(() => {

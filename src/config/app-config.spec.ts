@@ -97,7 +97,7 @@ describe('loadConfig', () => {
     }
   });
 
-  it('reads the open-data and contributor-agreement settings', () => {
+  it('reads the open-data, contributor-agreement and map settings', () => {
     const base = { DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: SECRET };
     const config = loadConfig({
       ...base,
@@ -110,6 +110,13 @@ describe('loadConfig', () => {
     expect(config.openDataExport).toEqual({ intervalSeconds: 6 * 3600 });
     expect(config.rateLimit.limits.export).toBe(12);
     expect(config.serviceName).toBe('Book Corners');
+    expect(config.mapTextFilterMaxCandidates).toBe(5000);
+    expect(
+      loadConfig({ ...base, MAP_TEXT_FILTER_MAX_CANDIDATES: '20000' }).mapTextFilterMaxCandidates,
+    ).toBe(20000);
+    expect(() => loadConfig({ ...base, MAP_TEXT_FILTER_MAX_CANDIDATES: '0' })).toThrow(
+      /MAP_TEXT_FILTER_MAX_CANDIDATES/,
+    );
     expect(config.contributorAgreement).toEqual({ version: '2026-06', required: true });
     expect(
       loadConfig({ ...base, EXPORT_INTERVAL: 'off' }).openDataExport.intervalSeconds,

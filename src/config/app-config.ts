@@ -10,6 +10,14 @@ import { EnvironmentVariables } from './env.schema.js';
 export type RateLimitTier =
   'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'staff' | 'map' | 'export';
 
+/**
+ * MAP_TEXT_FILTER_MAX_CANDIDATES by default. A feed with a text filter (q, search, city, postal_code) groups the
+ * matching libraries themselves (the grid has no facet for text), reading either the box's libraries (when the box
+ * holds at most this many) or the filter's matches (when at most this many match anywhere): a heap fetch each,
+ * 5–40 µs at 1M libraries. When both are larger the request is refused (422 `too_many_matches`).
+ */
+export const DEFAULT_MAP_TEXT_FILTER_CANDIDATES = 5_000;
+
 export const LAUNCH_GATES = [
   'plan',
   'community',
@@ -92,6 +100,8 @@ export class AppConfig {
   };
   /** The public map page's base map (style JSON URL or raster tile template); null: a plain background. */
   readonly mapStyleUrl!: string | null;
+  /** The most libraries a text-filtered map feed reads (see MapRepository.findFeedCells). */
+  readonly mapTextFilterMaxCandidates!: number;
   /** The service's public name (open-data attribution). */
   readonly serviceName!: string;
   /** The open-data export: regenerated every `intervalSeconds`; null = only on demand (`npm run cli -- export`). */
@@ -327,6 +337,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       launchGates: gates,
     },
     mapStyleUrl: env.MAP_STYLE_URL || null,
+    mapTextFilterMaxCandidates:
+      env.MAP_TEXT_FILTER_MAX_CANDIDATES ?? DEFAULT_MAP_TEXT_FILTER_CANDIDATES,
     serviceName: env.SERVICE_NAME ?? 'Bookcase Directory',
     openDataExport: { intervalSeconds: exportInterval },
     contributorAgreement: {

@@ -313,6 +313,17 @@ export class EnvironmentVariables {
   RATE_LIMIT_MAP?: number;
 
   /**
+   * The map feed with a text filter (q, search, city, postal_code) reads at most this many libraries: the box's or
+   * the filter's matches, whichever side has at most this many; otherwise 422 too_many_matches.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  @Transform(toInt)
+  MAP_TEXT_FILTER_MAX_CANDIDATES?: number;
+
+  /**
    * The map page's base map: a MapLibre style JSON URL, or a raster tile URL template with {z}, {x} and {y}.
    * Unset: the bookcases on a plain background.
    */

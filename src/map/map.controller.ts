@@ -9,6 +9,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { Public } from '../common/auth/public.decorator.js';
+import { DEFAULT_MAP_TEXT_FILTER_CANDIDATES } from '../config/app-config.js';
 import { SharedCache } from '../common/http/cache-control.js';
 import { ConditionalGet, EncodedBody } from '../common/http/conditional-get.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
@@ -100,7 +101,12 @@ export class MapController {
   @ConditionalGet()
   @ApiOkResponse({
     description:
-      'GeoJSON FeatureCollection: library features and cluster features, at most ~2,000.',
+      'GeoJSON FeatureCollection: library features and cluster features, at most ~2,000. `country` and ' +
+      '`has_photo` are answered from the precomputed grid. A text filter (`q`, `search`, `city`, `postal_code`) ' +
+      `reads the box's libraries when it holds at most ${DEFAULT_MAP_TEXT_FILTER_CANDIDATES.toLocaleString('en-US')} ` +
+      '(`MAP_TEXT_FILTER_MAX_CANDIDATES`, the default), or ' +
+      'the matches of the filter when at most as many match anywhere; otherwise the request is refused (422, type ' +
+      '`too_many_matches` at `query.bbox`): zoom in or narrow the filter.',
     headers: ETAG_HEADER,
     content: { [GEOJSON]: { schema: { $ref: getSchemaPath(MapFeedResponse) } } },
   })

@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/clock.js';
+import { LIST_CACHE_TTL_MS } from '../libraries/approved-list.repository.js';
 import {
   APPROVED_POINT,
   LibrariesRepository,
   Sql,
   type LibrarySearch,
 } from '../libraries/libraries.repository.js';
+import { ListCache } from '../libraries/list-cache.js';
 import {
   coverOf,
   innerCells,
@@ -13,6 +16,7 @@ import {
   PRECOMPUTED_LEVELS,
   rangeIsEmpty,
   TILE_EXTENT,
+  touchedCells,
   tileBox,
   tileCells,
   type CellRange,
@@ -54,44 +58,170 @@ export interface TileFeatureRow {
 /** Libraries strictly inside a tile would be at most this far from the tile's edge in degrees; ring boxes overlap by it. */
 const EPSILON = 1e-9;
 
-const hasFilters = (filters: MapFilters): boolean =>
-  Boolean(
-    filters.q ||
-    filters.search ||
-    filters.city ||
-    filters.country ||
-    filters.postalCode ||
-    filters.hasPhoto !== undefined,
-  );
+/** The filters the grid cannot answer (its facets are the country and has_photo): the libraries are grouped. */
+const hasTextFilters = (filters: MapFilters): boolean =>
+  Boolean(filters.q || filters.search || filters.city || filters.postalCode);
+
+/** The grid's facets a request asks for (country upper-cased as the list compares it). */
+const facetsOf = (filters: MapFilters): MapFilters => ({
+  country: filters.country,
+  hasPhoto: filters.hasPhoto,
+});
 
 const cellSql = (level: number, lng: string, lat: string) =>
   `bookcase_map_cell(bookcase_map_x(${lng}), ${level}) AS cx, bookcase_map_cell(bookcase_map_y(${lat}), ${level}) AS cy`;
 
-const pointIn = (sql: Sql, box: GeoBox) =>
-  `${APPROVED_POINT} <@ box(point(${sql.param(box.west)}, ${sql.param(box.south)}), point(${sql.param(box.east)}, ${sql.param(box.north)}))`;
+const pointIn = (sql: Sql, box: GeoBox, point = APPROVED_POINT) =>
+  `${point} <@ box(point(${sql.param(box.west)}, ${sql.param(box.south)}), point(${sql.param(box.east)}, ${sql.param(box.north)}))`;
 
 const inRange = (sql: Sql, cx: string, cy: string, r: CellRange) =>
   `(${cx} BETWEEN ${sql.param(r.x0)} AND ${sql.param(r.x1)} AND ${cy} BETWEEN ${sql.param(r.y0)} AND ${sql.param(r.y1)})`;
 
+/** The approved libraries a text filter matches anywhere (ids and points), or `null` when more than the bound. */
+type Candidates = { ids: number[]; lngs: number[]; lats: number[] } | null;
+
 /**
- * The map's reads. Clusters come from the precomputed grid (library_map_cells) where the request allows it, and
- * otherwise from the libraries themselves, grouped by the same cell functions; either way each cell's members are
- * exactly the approved (and matching) libraries inside the request's box.
+ * The map's reads. Clusters come from the precomputed grid (library_map_cells, with its facets country and
+ * has_photo) where the request allows it, and otherwise from the libraries themselves, grouped by the same cell
+ * functions; either way each cell's members are exactly the approved (and matching) libraries inside the box.
  */
 @Injectable()
 export class MapRepository {
-  constructor(private readonly libraries: LibrariesRepository) {}
+  /**
+   * A text filter's candidates, kept for LIST_CACHE_TTL_MS (as the list keeps its large counts; the feed's shared
+   * caches may lag 60 s anyway): a map panning with one filter reads them once, and a filter with too many matches
+   * is refused from memory. At most MAP_TEXT_FILTER_MAX_CANDIDATES points per entry and 100 entries (~12 MB with
+   * the default 5,000).
+   */
+  private readonly candidates: ListCache;
 
-  /** The non-empty cells of `level` inside the boxes, ordered by row then column. */
-  async findFeedCells(boxes: GeoBox[], level: number, filters: MapFilters): Promise<MapCellRow[]> {
+  constructor(
+    private readonly libraries: LibrariesRepository,
+    clock: Clock,
+  ) {
+    this.candidates = new ListCache(clock, { ttlMs: LIST_CACHE_TTL_MS, maxEntries: 100 });
+  }
+
+  /**
+   * The non-empty cells of `level` inside the boxes, ordered by row then column.
+   *
+   * With a text filter (q, search, city, postal_code), which the grid has no facet for, the matching libraries are
+   * grouped themselves, and at most `maxCandidates` libraries are read, from whichever side is small enough: the
+   * box's (when the grid says the box holds at most that many approved libraries of the request's facets: the
+   * point's GiST index drives) or the filter's (when at most that many approved libraries match it anywhere: the
+   * list's index drives and the box is tested on those). When both are larger, null: nothing is grouped.
+   */
+  async findFeedCells(
+    boxes: GeoBox[],
+    level: number,
+    filters: MapFilters,
+    maxCandidates: number,
+  ): Promise<MapCellRow[] | null> {
     const sql = new Sql();
-    const grouped = hasFilters(filters) || level > PRECOMPUTED_LEVELS;
-    const parts = grouped
-      ? this.groupedLibraries(sql, boxes, level, filters)
-      : boxes.map((box) => this.precomputedParts(sql, box, level)).join(' UNION ALL ');
-    // The grid's statements come in a handful of shapes and cost more to plan (~1 ms) than to run: prepared per
-    // connection. Filtered ones are not, as a text filter's selectivity decides their plan (see LibrariesRepository).
-    return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, !grouped);
+    if (!hasTextFilters(filters)) {
+      const parts =
+        level > PRECOMPUTED_LEVELS
+          ? this.groupedLibraries(sql, boxes, level, filters)
+          : boxes
+              .map((box) => this.precomputedParts(sql, box, level, facetsOf(filters)))
+              .join(' UNION ALL ');
+      // The grid's statements come in a handful of shapes and cost more to plan (~1 ms) than to run: prepared per
+      // connection.
+      return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, true);
+    }
+    // Statements reading libraries by a text filter are not prepared, as the filter's selectivity decides their
+    // plan (see LibrariesRepository).
+    const inBoxes = await this.boxUpperBound(
+      boxes,
+      Math.min(level + 1, PRECOMPUTED_LEVELS),
+      filters,
+    );
+    if (inBoxes <= maxCandidates) {
+      return this.libraries.read<MapCellRow>(
+        this.cellsStatement(this.groupedLibraries(sql, boxes, level, filters)),
+        sql.params,
+        false,
+      );
+    }
+    const candidates = await this.candidates.get(
+      JSON.stringify([
+        filters.q,
+        filters.search,
+        filters.city,
+        filters.postalCode,
+        filters.country,
+        filters.hasPhoto,
+        maxCandidates,
+      ]),
+      () => this.findCandidates(filters, maxCandidates),
+      () => true,
+    );
+    if (candidates === null) return null;
+    // `point <@ box` of PostgreSQL: every edge inclusive.
+    const inside: number[] = [];
+    for (let i = 0; i < candidates.ids.length; i += 1) {
+      const lng = candidates.lngs[i];
+      const lat = candidates.lats[i];
+      if (boxes.some((b) => lng >= b.west && lng <= b.east && lat >= b.south && lat <= b.north)) {
+        inside.push(i);
+      }
+    }
+    const parts = `SELECT ${cellSql(level, 'p.lng', 'p.lat')}, 1 AS count, p.lng AS sum_lng, p.lat AS sum_lat,
+        p.lng AS min_lng, p.lat AS min_lat, p.lng AS max_lng, p.lat AS max_lat, p.id AS min_id
+      FROM unnest(${sql.param(inside.map((i) => candidates.ids[i]))}::int[],
+                  ${sql.param(inside.map((i) => candidates.lngs[i]))}::float8[],
+                  ${sql.param(inside.map((i) => candidates.lats[i]))}::float8[]) AS p(id, lng, lat)`;
+    return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, true);
+  }
+
+  /**
+   * The filter's matches anywhere, at most one more than the bound (the LIMIT keeps the plan on the list's index
+   * or a scan that stops early); null when there are more.
+   */
+  private async findCandidates(filters: MapFilters, maxCandidates: number): Promise<Candidates> {
+    const where = new Sql();
+    this.libraries.addApprovedFilters(where, filters);
+    const rows = await this.libraries.read<{ id: number; point: { x: number; y: number } }>(
+      `SELECT l.id, ${APPROVED_POINT} AS point FROM libraries l ${where.whereClause()}
+       LIMIT ${where.param(maxCandidates + 1)}`,
+      where.params,
+      false,
+    );
+    if (rows.length > maxCandidates) return null;
+    return {
+      ids: rows.map((row) => row.id),
+      lngs: rows.map((row) => row.point.x),
+      lats: rows.map((row) => row.point.y),
+    };
+  }
+
+  /**
+   * At least the approved libraries with the request's facets (country, has_photo) in the boxes: the sum over the
+   * cells of `level` the boxes touch (one index probe per row of cells).
+   */
+  private async boxUpperBound(
+    boxes: GeoBox[],
+    level: number,
+    filters: MapFilters,
+  ): Promise<number> {
+    const sql = new Sql();
+    const ranges = boxes.map((box) => touchedCells(box, level));
+    const rows: CellRange[] = ranges.flatMap((r) =>
+      Array.from({ length: r.y1 - r.y0 + 1 }, (_, i) => ({ ...r, y0: r.y0 + i, y1: r.y0 + i })),
+    );
+    const facets = facetsOf(filters);
+    let facet = '';
+    if (facets.country) facet += ` AND c.country = ${sql.param(facets.country.toUpperCase())}`;
+    if (facets.hasPhoto !== undefined) facet += ` AND c.has_photo = ${sql.param(facets.hasPhoto)}`;
+    const [{ n }] = await this.libraries.read<{ n: number }>(
+      `SELECT coalesce(sum(c.count), 0)::float8 AS n
+       FROM unnest(${sql.param(rows.map((r) => r.y0))}::int[], ${sql.param(rows.map((r) => r.x0))}::int[],
+                   ${sql.param(rows.map((r) => r.x1))}::int[]) AS v(cy, x0, x1)
+       JOIN library_map_cells c ON c.level = ${sql.param(level)} AND c.cy = v.cy AND c.cx BETWEEN v.x0 AND v.x1${facet}`,
+      sql.params,
+      true,
+    );
+    return n;
   }
 
   /** A tile encoded by PostGIS (ST_AsMVT): layer `libraries` (ordered by id), then `clusters` (by row, column). */
@@ -160,7 +290,12 @@ export class MapRepository {
       SELECT f.*`;
   }
 
-  /** Groups `parts` (cells of the output level with partial sums) into cells, with the columns of lone libraries. */
+  /**
+   * Groups `parts` (cells of the output level with partial sums) into cells, with the columns of lone libraries.
+   * The join key is null for a cluster, so only lone libraries are looked up (with `n = 1 AND l.id = id` in the
+   * join condition PostgreSQL probed the primary key for every cell and discarded the clusters' rows afterwards:
+   * 4 buffers per cluster for nothing).
+   */
   private cellsStatement(parts: string): string {
     return `WITH parts AS (${parts}),
       cells AS (
@@ -169,7 +304,7 @@ export class MapRepository {
                min(min_id) AS id
         FROM parts GROUP BY cx, cy)
       SELECT cells.*, l.slug, l.name, l.city, l.country, l.thumbnail_key
-      FROM cells LEFT JOIN libraries l ON cells.n = 1 AND l.id = cells.id
+      FROM cells LEFT JOIN libraries l ON l.id = CASE WHEN cells.n = 1 THEN cells.id END
       ORDER BY cells.cy, cells.cx`;
   }
 
@@ -181,7 +316,10 @@ export class MapRepository {
             FROM libraries l ${where.whereClause()}) p`;
   }
 
-  /** With filters (the list's own conditions) or beyond the precomputed levels: the libraries, grouped. */
+  /**
+   * With a text filter on a box of few libraries, or beyond the precomputed levels: the matching libraries in the
+   * boxes, grouped (the list's own conditions; the planner picks the list's index or the point's GiST index).
+   */
   private groupedLibraries(sql: Sql, boxes: GeoBox[], level: number, filters: MapFilters): string {
     const where = new Sql(sql.params);
     this.libraries.addApprovedFilters(where, filters);
@@ -194,7 +332,7 @@ export class MapRepository {
    * `level`, and the libraries of the partial cells at the finest precomputed level, read from the table through
    * the GiST index on the point (four thin strips along the edges).
    */
-  private precomputedParts(sql: Sql, box: GeoBox, level: number): string {
+  private precomputedParts(sql: Sql, box: GeoBox, level: number, facets: MapFilters): string {
     const rows: CellRange[] = [];
     const columns: CellRange[] = [];
     for (const range of coverOf(box, level, PRECOMPUTED_LEVELS)) {
@@ -216,27 +354,31 @@ export class MapRepository {
       ].map((values) => `${sql.param(values)}::int[]`);
     const rolledUp = `c.cx >> v.shift AS cx, c.cy >> v.shift AS cy, c.count, c.sum_lng, c.sum_lat, c.min_lng,
       c.min_lat, c.max_lng, c.max_lat, c.min_id`;
+    // The facets of the cells' rows (a cell has one per country and photo state present in it).
+    let facet = '';
+    if (facets.country) facet += ` AND c.country = ${sql.param(facets.country.toUpperCase())}`;
+    if (facets.hasPhoto !== undefined) facet += ` AND c.has_photo = ${sql.param(facets.hasPhoto)}`;
     const statements: string[] = [];
     if (rows.length) {
       statements.push(`SELECT ${rolledUp}
         FROM unnest(${arrays(rows).join(', ')}) AS v(level, shift, x0, x1, y0, y1)
-        JOIN library_map_cells c ON c.level = v.level AND c.cy = v.y0 AND c.cx BETWEEN v.x0 AND v.x1`);
+        JOIN library_map_cells c ON c.level = v.level AND c.cy = v.y0 AND c.cx BETWEEN v.x0 AND v.x1${facet}`);
     }
     if (columns.length) {
       statements.push(`SELECT ${rolledUp}
         FROM unnest(${arrays(columns).join(', ')}) AS v(level, shift, x0, x1, y0, y1)
-        JOIN library_map_cells c ON c.level = v.level AND c.cx = v.x0 AND c.cy BETWEEN v.y0 AND v.y1`);
+        JOIN library_map_cells c ON c.level = v.level AND c.cx = v.x0 AND c.cy BETWEEN v.y0 AND v.y1${facet}`);
     }
-    statements.push(this.partialCells(sql, box, level));
+    statements.push(this.partialCells(sql, box, level, facets));
     return statements.join(' UNION ALL ');
   }
 
   /** The libraries of `box` outside its whole cells of the finest precomputed level, as parts of `level`. */
-  private partialCells(sql: Sql, box: GeoBox, level: number): string {
+  private partialCells(sql: Sql, box: GeoBox, level: number, facets: MapFilters): string {
     const finest = PRECOMPUTED_LEVELS;
     const inner = innerCells(box, finest);
     const where = new Sql(sql.params);
-    where.and(`l.status = 'approved'`);
+    this.libraries.addApprovedFilters(where, facets);
     if (rangeIsEmpty(inner)) {
       where.and(pointIn(where, box));
       return this.pointsStatement(level, where);

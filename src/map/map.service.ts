@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidFieldsError } from '../common/errors/domain-errors.js';
+import { AppConfig } from '../config/app-config.js';
 import { parseBbox } from './dto/bbox.rule.js';
 import type { MapFeedQueryDto } from './dto/map-feed.query.js';
 import type { MapFeedResponse } from './dto/map-feed.response.js';
@@ -17,10 +18,16 @@ export class MapService {
   /** Whether PostGIS encodes tiles (ST_AsMVT); learnt from the first tile. */
   private postgisMvt = true;
 
+  /** MAP_TEXT_FILTER_MAX_CANDIDATES */
+  private readonly maxCandidates: number;
+
   constructor(
     private readonly repository: MapRepository,
     private readonly mapper: MapMapper,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.maxCandidates = config.mapTextFilterMaxCandidates;
+  }
 
   /** The approved (and matching) libraries in a box, dense ones clustered on the zoom's grid. */
   async feed(query: MapFeedQueryDto): Promise<MapFeedResponse> {
@@ -35,14 +42,26 @@ export class MapService {
         'bbox_too_large',
       );
     }
-    const rows = await this.repository.findFeedCells(boxes, level, {
-      q: query.q,
-      search: query.search,
-      city: query.city,
-      country: query.country,
-      postalCode: query.postal_code,
-      hasPhoto: query.has_photo,
-    });
+    const rows = await this.repository.findFeedCells(
+      boxes,
+      level,
+      {
+        q: query.q,
+        search: query.search,
+        city: query.city,
+        country: query.country,
+        postalCode: query.postal_code,
+        hasPhoto: query.has_photo,
+      },
+      this.maxCandidates,
+    );
+    if (rows === null) {
+      throw InvalidFieldsError.single(
+        ['query', 'bbox'],
+        `bbox holds more than ${this.maxCandidates} libraries and more than ${this.maxCandidates} match q, search, city or postal_code: zoom in or narrow the filter`,
+        'too_many_matches',
+      );
+    }
     return { type: 'FeatureCollection', features: rows.map((row) => this.mapper.toFeature(row)) };
   }
 

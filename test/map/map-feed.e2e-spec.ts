@@ -96,18 +96,21 @@ describe('map feed and tiles', () => {
     });
   }
 
-  /** library_map_cells equals a recount from scratch. */
+  /** library_map_cells (per cell, country and photo state) equals a recount from scratch. */
   async function gridDrift(): Promise<number> {
     return withClient(db.url, async (client) => {
       const { rows } = await client.query<{ n: number }>(`
         WITH fresh AS (
           SELECT g.level, bookcase_map_cell(bookcase_map_x(ST_X(l.location::geometry)), g.level) AS cx,
-                 bookcase_map_cell(bookcase_map_y(ST_Y(l.location::geometry)), g.level) AS cy,
+                 bookcase_map_cell(bookcase_map_y(ST_Y(l.location::geometry)), g.level) AS cy, l.country,
+                 (l.photo_key IS NOT NULL OR EXISTS (SELECT 1 FROM library_photos p
+                                                     WHERE p.library_id = l.id AND p.status = 'approved')) AS has_photo,
                  count(*)::int AS count, min(ST_X(l.location::geometry)) AS min_lng,
                  max(ST_Y(l.location::geometry)) AS max_lat, min(l.id) AS min_id
           FROM libraries l CROSS JOIN generate_series(0, 16) g(level)
-          WHERE l.status = 'approved' GROUP BY 1, 2, 3)
-        SELECT count(*)::int AS n FROM fresh f FULL JOIN library_map_cells c USING (level, cx, cy)
+          WHERE l.status = 'approved' GROUP BY 1, 2, 3, 4, 5)
+        SELECT count(*)::int AS n FROM fresh f
+        FULL JOIN library_map_cells c USING (level, cx, cy, country, has_photo)
         WHERE f.count IS DISTINCT FROM c.count OR f.min_lng IS DISTINCT FROM c.min_lng
            OR f.max_lat IS DISTINCT FROM c.max_lat OR f.min_id IS DISTINCT FROM c.min_id`);
       return rows[0].n;
@@ -385,6 +388,137 @@ describe('map feed and tiles', () => {
     expect(after.headers.etag).not.toBe(before.headers.etag);
     const london = await feed('bbox=-0.2,51.4,0,51.6&zoom=15').expect(200);
     expect(london.body.features).toHaveLength(1);
+  });
+
+  it('answers country and has_photo from the grid, following community photos and country changes', async () => {
+    const world = 'bbox=-180,-90,180,90';
+    const totalOf = async (query: string) => {
+      const res = await feed(`${world}&${query}`).expect(200);
+      return (res.body.features as Feature[]).reduce(
+        (sum, f) => sum + ((f.properties.count as number | undefined) ?? 1),
+        0,
+      );
+    };
+    const target = approved().find((p) => !p.hasPhoto && p.country === 'DE');
+    expect(target).toBeDefined();
+    const { id } = target!;
+    const withPhoto = approved().filter((p) => p.hasPhoto).length;
+    const german = approved().filter((p) => p.country === 'DE').length;
+    for (const zoom of [3, 12, 16]) {
+      expect(await totalOf(`zoom=${zoom}&has_photo=true`)).toBe(withPhoto);
+      expect(await totalOf(`zoom=${zoom}&has_photo=false&country=de`)).toBe(
+        approved().filter((p) => !p.hasPhoto && p.country === 'DE').length,
+      );
+    }
+    const photoId = await withClient(db.url, async (client) => {
+      const { rows } = await client.query<{ id: number }>(
+        `INSERT INTO library_photos (library_id, photo_key, thumbnail_key, status)
+         VALUES ($1, 'photos/c.jpg', 'photos/c_thumb.jpg', 'pending') RETURNING id`,
+        [id],
+      );
+      return rows[0].id;
+    });
+    // A pending community photo is no photo; an approved one is, until it is rejected or deleted.
+    expect(await totalOf('zoom=9&has_photo=true')).toBe(withPhoto);
+    const setPhoto = (status: string) =>
+      withClient(db.url, (client) =>
+        client.query('UPDATE library_photos SET status = $1 WHERE id = $2', [status, photoId]),
+      );
+    await setPhoto('approved');
+    expect(await gridDrift()).toBe(0);
+    for (const zoom of [4, 9, 14, 17]) {
+      expect(await totalOf(`zoom=${zoom}&has_photo=true`)).toBe(withPhoto + 1);
+      expect(await totalOf(`zoom=${zoom}&has_photo=false`)).toBe(approved().length - withPhoto - 1);
+    }
+    await setPhoto('rejected');
+    expect(await gridDrift()).toBe(0);
+    expect(await totalOf('zoom=9&has_photo=true')).toBe(withPhoto);
+    await setPhoto('approved');
+    await withClient(db.url, (client) =>
+      client.query('DELETE FROM library_photos WHERE id = $1', [photoId]),
+    );
+    expect(await gridDrift()).toBe(0);
+    expect(await totalOf('zoom=9&has_photo=true')).toBe(withPhoto);
+
+    // A library that changes country moves between the grid's rows.
+    await withClient(db.url, (client) =>
+      client.query(`UPDATE libraries SET country = 'FR' WHERE id = $1`, [id]),
+    );
+    expect(await gridDrift()).toBe(0);
+    expect(await totalOf('zoom=6&country=de')).toBe(german - 1);
+    await withClient(db.url, (client) =>
+      client.query(`UPDATE libraries SET country = 'DE' WHERE id = $1`, [id]),
+    );
+    expect(await gridDrift()).toBe(0);
+    expect(await totalOf('zoom=6&country=de')).toBe(german);
+  });
+
+  it("reads a bounded number of libraries for a text filter: the box's or the filter's, else none", async () => {
+    const repository = t.app.get(MapRepository);
+    const world = [{ west: -180, south: -90, east: 180, north: 90 }];
+    const kiez = approved().filter((p) => p.name.toLowerCase().includes('kiez')).length;
+    const total = (rows: { n: number }[] | null) => rows?.reduce((sum, row) => sum + row.n, 0);
+    expect(kiez).toBeGreaterThan(5);
+    expect(approved().length).toBeGreaterThan(kiez);
+    // The world holds more libraries than the bound, and more than the bound match: refused.
+    expect(await repository.findFeedCells(world, 6, { search: 'kiez' }, kiez - 1)).toBeNull();
+    // The filter's matches fit the bound: read first, then tested against the box.
+    expect(total(await repository.findFeedCells(world, 6, { search: 'kiez' }, kiez))).toBe(kiez);
+    const west = [{ west: 13.0, south: 52.3, east: 13.405, north: 52.8 }];
+    const kiezWest = approved().filter(
+      (p) => p.name.toLowerCase().includes('kiez') && inBox(p, [13.0, 52.3, 13.405, 52.8]),
+    ).length;
+    expect(total(await repository.findFeedCells(west, 12, { search: 'kiez' }, kiez))).toBe(
+      kiezWest,
+    );
+    // The box's libraries fit the bound: the box drives.
+    expect(total(await repository.findFeedCells(world, 6, { search: 'kiez' }, 100_000))).toBe(kiez);
+    expect(
+      total(await repository.findFeedCells(west, 12, { search: 'kiez', hasPhoto: true }, 100_000)),
+    ).toBe(
+      approved().filter(
+        (p) =>
+          p.name.toLowerCase().includes('kiez') &&
+          p.hasPhoto &&
+          inBox(p, [13.0, 52.3, 13.405, 52.8]),
+      ).length,
+    );
+  });
+
+  it('refuses a text filter only when both the box and the filter exceed MAP_TEXT_FILTER_MAX_CANDIDATES', async () => {
+    const small = await createTestApp({
+      databaseUrl: db.url,
+      env: { RATE_LIMIT_ENABLED: 'false', MAP_TEXT_FILTER_MAX_CANDIDATES: '5' },
+    });
+    try {
+      const get = (query: string) => request(small.http).get(`/api/v1/libraries/map?${query}`);
+      const world = [-180, -90, 180, 90];
+      const refused = await get(`bbox=${world.join(',')}&zoom=4&search=kiez`).expect(422);
+      expect(refused.body).toEqual({
+        message: 'Validation error.',
+        details: {
+          errors: [
+            {
+              loc: ['query', 'bbox'],
+              msg: 'bbox holds more than 5 libraries and more than 5 match q, search, city or postal_code: zoom in or narrow the filter',
+              type: 'too_many_matches',
+            },
+          ],
+        },
+      });
+      // Few matches anywhere: read, then tested against the box.
+      const farWest = (p: Point) => p.name.startsWith('Far West');
+      const few = await get(`bbox=${world.join(',')}&zoom=4&search=far%20west`).expect(200);
+      expect(checkFeed(few.body, world, 4, farWest)).toHaveLength(1);
+      // A box of few libraries (Ushuaia: 3 rows, not all approved): read whatever the filter matches elsewhere
+      // (`a` is in every fixture's city or name).
+      const ushuaia = [-68.5, -55, -68.1, -54.6];
+      expect(approved().filter((p) => inBox(p, ushuaia)).length).toBeLessThanOrEqual(5);
+      const box = await get(`bbox=${ushuaia.join(',')}&zoom=10&search=a`).expect(200);
+      checkFeed(box.body, ushuaia, 10, () => true);
+    } finally {
+      await small.close();
+    }
   });
 
   it('routes /libraries/map before /libraries/{slug}', async () => {
