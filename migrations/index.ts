@@ -8,6 +8,7 @@ import { MediaReferences1764400000000 } from './1764400000000-media-references.j
 import { LibraryMapCells1764600000000 } from './1764600000000-library-map-cells.js';
 import { ModerationAudit1764700000000 } from './1764700000000-moderation-audit.js';
 import { OpenData1764800000000 } from './1764800000000-open-data.js';
+import { Notifications1765300000000 } from './1765300000000-notifications.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   LibraryMapCells1764600000000,
   ModerationAudit1764700000000,
   OpenData1764800000000,
+  Notifications1765300000000,
 ];

@@ -29,6 +29,7 @@ import { LibraryDetailModule } from './libraries/library-detail.module.js';
 import { MapContributionModule } from './map-contribution/map-contribution.module.js';
 import { MapModule } from './map/map.module.js';
 import { ReportsModule } from './reports/reports.module.js';
+import { PasswordResetModule } from './password-reset/password-reset.module.js';
 import { UsersModule } from './users/users.module.js';
 
 export interface AppModuleOptions {
@@ -61,6 +62,7 @@ export class AppModule {
         HealthModule,
         UsersModule,
         AuthModule,
+        PasswordResetModule,
         EnrichmentModule,
         // Modules with literal /libraries/… routes come before LibraryDetailModule, whose /libraries/{slug}
         // would otherwise swallow them (routes are matched in registration order).

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { LibraryRefColumns } from '../libraries/library.row.js';
 import { runTransaction } from '../database/transaction.js';
 
@@ -25,13 +25,17 @@ export class CommunityPhotosRepository {
    * count and the insert run under a transaction-scoped advisory lock on (user, library), so parallel uploads by
    * one user cannot overshoot. Returns null when the limit is reached.
    */
-  async insertWithinLimit(values: {
-    libraryId: number;
-    userId: number;
-    caption: string;
-    photoKey: string;
-    thumbnailKey: string;
-  }): Promise<{ id: number; caption: string; status: string; created_at: Date } | null> {
+  async insertWithinLimit(
+    values: {
+      libraryId: number;
+      userId: number;
+      caption: string;
+      photoKey: string;
+      thumbnailKey: string;
+    },
+    /** Runs in the insert's transaction (queues the moderators' notice). */
+    alsoInTransaction: (manager: EntityManager) => Promise<void> = async () => {},
+  ): Promise<{ id: number; caption: string; status: string; created_at: Date } | null> {
     return runTransaction(this.dataSource, async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [
         values.userId,
@@ -50,6 +54,7 @@ export class CommunityPhotosRepository {
          VALUES ($1, $2, $3, $4, $5) RETURNING id, caption, status, created_at`,
         [values.libraryId, values.userId, values.caption, values.photoKey, values.thumbnailKey],
       );
+      await alsoInTransaction(manager);
       return rows[0];
     });
   }

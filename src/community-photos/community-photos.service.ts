@@ -15,6 +15,7 @@ import {
   CommunityPhotosRepository,
   PHOTOS_PER_USER_PER_LIBRARY,
 } from './community-photos.repository.js';
+import { NotificationQueue } from '../notifications/notification.queue.js';
 
 export const PHOTO_LIMIT_MESSAGE = `You can submit at most ${PHOTOS_PER_USER_PER_LIBRARY} photos per library.`;
 
@@ -25,6 +26,7 @@ export class CommunityPhotosService {
     private readonly media: MediaStorage,
     private readonly libraries: LibrariesRepository,
     private readonly librariesService: LibrariesService,
+    private readonly notifications: NotificationQueue,
   ) {}
 
   /** A community photo for an approved library, pending moderation; at most 3 pending or approved per user. */
@@ -44,13 +46,16 @@ export class CommunityPhotosService {
     }
     const stored = await this.librariesService.storePhoto(file, 'photos');
     const row = await this.librariesService.withPhotoFiles(stored, () =>
-      this.photos.insertWithinLimit({
-        libraryId: library.id,
-        userId: user.id,
-        caption: dto.caption ?? '',
-        photoKey: stored.photo_key,
-        thumbnailKey: stored.thumbnail_key,
-      }),
+      this.photos.insertWithinLimit(
+        {
+          libraryId: library.id,
+          userId: user.id,
+          caption: dto.caption ?? '',
+          photoKey: stored.photo_key,
+          thumbnailKey: stored.thumbnail_key,
+        },
+        (manager) => this.notifications.moderationWork(manager, user.id),
+      ),
     );
     if (!row) {
       await this.librariesService.discardPhoto(stored);

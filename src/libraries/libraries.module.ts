@@ -1,3 +1,4 @@
+import { NotificationsModule } from '../notifications/notifications.module.js';
 import { Module } from '@nestjs/common';
 import { PhotoProcessor } from '../common/media/photo-processor.js';
 import { EnrichmentModule } from '../enrichment/enrichment.module.js';
@@ -7,7 +8,7 @@ import { LibrariesService } from './libraries.service.js';
 import { LibraryMapper } from './library.mapper.js';
 
 @Module({
-  imports: [EnrichmentModule],
+  imports: [EnrichmentModule, NotificationsModule],
   controllers: [LibrariesController],
   providers: [LibrariesRepository, LibrariesService, LibraryMapper, PhotoProcessor],
   exports: [LibrariesRepository, LibrariesService, LibraryMapper, PhotoProcessor],

@@ -36,6 +36,7 @@ import { LibraryMapper } from './library.mapper.js';
 import type { LibraryRow, LibraryValues } from './library.row.js';
 import { LibrariesRepository } from './libraries.repository.js';
 import { baseSlug } from './slug.js';
+import { NotificationQueue } from '../notifications/notification.queue.js';
 
 /** A photo as PhotoUpload leaves it: the upload streamed to a temporary file, removed after the request. */
 export interface UploadedPhoto {
@@ -72,6 +73,7 @@ export class LibrariesService {
     private readonly media: MediaStorage,
     private readonly clock: Clock,
     private readonly enrichment: EnrichmentQueue,
+    private readonly notifications: NotificationQueue,
   ) {}
 
   async list(
@@ -173,6 +175,7 @@ export class LibrariesService {
           thumbnailKey: keys.thumbnail_key,
         });
         if (!values.name || !values.description) await this.enrichment.enqueue(manager, libraryId);
+        await this.notifications.moderationWork(manager, user.id);
         return libraryId;
       }),
     );
@@ -241,6 +244,7 @@ export class LibrariesService {
         : null;
     }
     const staged = { ...(row.pending_changes ?? {}), ...changes };
+    await this.notifications.moderationWork(manager, row.created_by);
     await this.libraries.stageChanges(
       manager,
       row.id,

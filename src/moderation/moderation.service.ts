@@ -5,6 +5,7 @@ import { MediaStorage } from '../common/media/media-storage.js';
 import { paginate, type Page } from '../common/pagination/pagination.js';
 import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
+import { NotificationQueue } from '../notifications/notification.queue.js';
 import {
   EDITABLE_FIELDS,
   LibrariesService,
@@ -103,6 +104,7 @@ export class ModerationService {
     private readonly media: MediaStorage,
     private readonly audit: ModerationAuditService,
     private readonly enrichment: EnrichmentQueue,
+    private readonly notifications: NotificationQueue,
   ) {}
 
   private readonly logger = new Logger(ModerationService.name);
@@ -171,6 +173,19 @@ export class ModerationService {
       to: dto.status,
       ...(dto.status === 'rejected' ? { reason } : {}),
     });
+    if (dto.status !== row.status && (dto.status === 'approved' || dto.status === 'rejected')) {
+      await this.notifications.decision(
+        manager,
+        row.created_by,
+        dto.status === 'approved' ? 'library_approved' : 'library_rejected',
+        {
+          library_id: row.id,
+          slug: row.slug,
+          name: row.name,
+          ...(dto.status === 'rejected' ? { reason } : {}),
+        },
+      );
+    }
     const rejecting = dto.status === 'rejected' && row.status !== 'rejected';
     const unrejecting = dto.status !== 'rejected' && row.status === 'rejected';
     if (!rejecting && !unrejecting) return null;
@@ -365,6 +380,19 @@ export class ModerationService {
         from: changed.previous,
         to: status,
       });
+      if (status !== changed.previous && (status === 'approved' || status === 'rejected')) {
+        await this.notifications.decision(
+          manager,
+          changed.created_by,
+          status === 'approved' ? 'photo_approved' : 'photo_rejected',
+          {
+            library_id: changed.library_id,
+            slug: changed.library_slug,
+            name: changed.library_name,
+            photo_id: id,
+          },
+        );
+      }
       return changed;
     });
     const keys = [photo.photo_key, photo.thumbnail_key];

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { runTransaction } from '../database/transaction.js';
 import type { LibraryRefColumns } from '../libraries/library.row.js';
 import type { ReportReason } from './dto/create-report.dto.js';
@@ -17,16 +17,20 @@ export class ReportsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** In an explicit transaction, so a connection lost during COMMIT is known as such (see runTransaction). */
-  async insert(values: {
-    libraryId: number;
-    userId: number;
-    reason: ReportReason;
-    details: string;
-    photoKey: string | null;
-    thumbnailKey: string | null;
-  }): Promise<{ id: number; reason: string; created_at: Date }> {
-    const rows = await runTransaction(this.dataSource, (manager) =>
-      manager.query<{ id: number; reason: string; created_at: Date }[]>(
+  async insert(
+    values: {
+      libraryId: number;
+      userId: number;
+      reason: ReportReason;
+      details: string;
+      photoKey: string | null;
+      thumbnailKey: string | null;
+    },
+    /** Runs in the insert's transaction (queues the moderators' notice). */
+    alsoInTransaction: (manager: EntityManager) => Promise<void> = async () => {},
+  ): Promise<{ id: number; reason: string; created_at: Date }> {
+    const rows = await runTransaction(this.dataSource, async (manager) => {
+      const inserted = await manager.query<{ id: number; reason: string; created_at: Date }[]>(
         `INSERT INTO reports (library_id, created_by, reason, details, photo_key, thumbnail_key)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, reason, created_at`,
         [
@@ -37,8 +41,10 @@ export class ReportsRepository {
           values.photoKey,
           values.thumbnailKey,
         ],
-      ),
-    );
+      );
+      await alsoInTransaction(manager);
+      return inserted;
+    });
     return rows[0];
   }
 

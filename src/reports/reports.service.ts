@@ -8,6 +8,7 @@ import { libraryRef } from '../libraries/library.mapper.js';
 import { LibrariesService, type UploadedPhoto } from '../libraries/libraries.service.js';
 import type { CreateReportDto } from './dto/create-report.dto.js';
 import { ReportsRepository } from './reports.repository.js';
+import { NotificationQueue } from '../notifications/notification.queue.js';
 
 @Injectable()
 export class ReportsService {
@@ -15,6 +16,7 @@ export class ReportsService {
     private readonly reports: ReportsRepository,
     private readonly libraries: LibrariesRepository,
     private readonly librariesService: LibrariesService,
+    private readonly notifications: NotificationQueue,
   ) {}
 
   /** Reports an approved library (anything else is 404), with an optional photo through the photo pipeline. */
@@ -28,14 +30,17 @@ export class ReportsService {
     if (!library || library.status !== 'approved') throw ApiError.notFound();
     const photo = file ? await this.librariesService.storePhoto(file, 'reports') : null;
     const row = await this.librariesService.withPhotoFiles(photo, () =>
-      this.reports.insert({
-        libraryId: library.id,
-        userId: user.id,
-        reason: dto.reason,
-        details: dto.details ?? '',
-        photoKey: photo?.photo_key ?? null,
-        thumbnailKey: photo?.thumbnail_key ?? null,
-      }),
+      this.reports.insert(
+        {
+          libraryId: library.id,
+          userId: user.id,
+          reason: dto.reason,
+          details: dto.details ?? '',
+          photoKey: photo?.photo_key ?? null,
+          thumbnailKey: photo?.thumbnail_key ?? null,
+        },
+        (manager) => this.notifications.moderationWork(manager, user.id),
+      ),
     );
     return { id: row.id, reason: row.reason, created_at: new Date(row.created_at).toISOString() };
   }
