@@ -51,8 +51,8 @@ export class MailTemplates {
     };
     return {
       subject,
-      text: this.text.render(`${kind}.txt`, context).trim() + '\n',
-      html: this.html.render(`${kind}.html`, context),
+      text: this.text.render(`${kind}.txt.eta`, context).trim() + '\n',
+      html: this.html.render(`${kind}.html.eta`, context),
     };
   }
 }
