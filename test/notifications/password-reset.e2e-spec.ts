@@ -411,7 +411,9 @@ describe('mail without SMTP', () => {
     const mail = await simpleParser(readFileSync(join(dir, files[0])));
     expect(mail.to).toMatchObject({ text: user.email });
     expect(mail.subject).toBe('Reset your password · Bookcase Directory');
-    expect(mail.text).toMatch(/^http:\/\/localhost:3000\/reset-password\?token=[A-Za-z0-9_-]{43}$/m);
+    expect(mail.text).toMatch(
+      /^http:\/\/localhost:3000\/reset-password\?token=[A-Za-z0-9_-]{43}$/m,
+    );
     expect(mail.html).toContain('Set a new password');
   });
 });
