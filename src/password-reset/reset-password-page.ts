@@ -19,8 +19,7 @@ export type ResetPageState =
 
 /**
  * The reset page, with the staff console's look (its stylesheet), its Content-Security-Policy and headers, and its
- * double-submit CSRF rule for a form without a session. The token in the address never leaves the page: no
- * referrer is sent.
+ * double-submit CSRF rule for a form without a session.
  */
 @Injectable()
 export class ResetPasswordPage {
@@ -42,8 +41,9 @@ export class ResetPasswordPage {
       );
     }
     const html = this.eta.render('reset-password', { ...state, csrf, action: RESET_PAGE_PATH });
+    // The console's headers, Referrer-Policy `same-origin` included: the token in the address reaches only this
+    // origin (the page loads nothing from elsewhere). `no-referrer` would make browsers post `Origin: null`.
     setConsoleSecurityHeaders(res);
-    res.setHeader('Referrer-Policy', 'no-referrer');
     res.status(status).type('html').send(html);
   }
 

@@ -284,14 +284,14 @@ describe('password reset and account notices by email', () => {
   });
 
   describe('the reset page', () => {
-    it('is the console’s kind of page: strict CSP, no framing, no referrer, no caching', async () => {
+    it('is the console’s kind of page: strict CSP, no framing, no referrer elsewhere, no caching', async () => {
       const user = await registerUser(t.http);
       const token = await resetToken(user.email);
       const page = await request(t.http).get(`/reset-password?token=${token}`).expect(200);
       expect(page.headers['content-security-policy']).toContain("script-src 'self'");
       expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
       expect(page.headers['x-frame-options']).toBe('DENY');
-      expect(page.headers['referrer-policy']).toBe('no-referrer');
+      expect(page.headers['referrer-policy']).toBe('same-origin');
       expect(page.headers['cache-control']).toBe('private, no-store');
       expect(page.text).toContain('/admin/assets/console.css');
       expect(page.headers['set-cookie']?.[0]).toMatch(
