@@ -86,9 +86,6 @@ export class Notifications1765300000000 implements MigrationInterface {
     await queryRunner.query(
       'CREATE INDEX password_reset_tokens_job_idx ON password_reset_tokens (job_id)',
     );
-    await queryRunner.query(
-      'CREATE INDEX password_reset_tokens_expires_idx ON password_reset_tokens (expires_at)',
-    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
