@@ -29,7 +29,7 @@ export class ConsoleSessionRepository {
   }
 
   async findLive(tokenHash: Buffer, now: Date, idleSince: Date): Promise<ConsoleSessionRow | null> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<ConsoleSessionRow[]>(
       `SELECT cs.session_id, cs.csrf_token, cs.last_seen_at, u.id AS user_id, u.username, u.is_staff
          FROM console_sessions cs
          JOIN refresh_sessions rs ON rs.id = cs.session_id
@@ -37,7 +37,7 @@ export class ConsoleSessionRepository {
         WHERE cs.token_hash = $1 AND cs.last_seen_at > $3
           AND rs.revoked_at IS NULL AND rs.expires_at > $2 AND u.is_active`,
       [tokenHash, now, idleSince],
-    )) as ConsoleSessionRow[];
+    );
     return rows[0] ?? null;
   }
 

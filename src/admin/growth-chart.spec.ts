@@ -24,11 +24,11 @@ describe('growthChartSvg', () => {
     expect(svg.startsWith('<svg class="chart"')).toBe(true);
     expect(svg).toContain('role="img"');
     expect(svg).toContain('aria-label="Approved libraries: 9 on 2026-11-01"');
-    const points = /<polyline[^>]* points="([^"]+)"/.exec(svg)![1]!.split(' ');
+    const points = /<polyline[^>]* points="([^"]+)"/.exec(svg)![1].split(' ');
     expect(points).toHaveLength(3);
     const ys = points.map((p) => Number(p.split(',')[1]));
-    expect(ys[0]).toBeGreaterThan(ys[1]!);
-    expect(ys[1]).toBeGreaterThan(ys[2]!);
+    expect(ys[0]).toBeGreaterThan(ys[1]);
+    expect(ys[1]).toBeGreaterThan(ys[2]);
     expect(svg).toContain('>2026-09-01</text>');
     expect(svg).toContain('>2026-11-01</text>');
   });

@@ -37,7 +37,7 @@ export function growthChartSvg(series: GrowthPoint[], caption: string): string {
     return `<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${title}"><title>${title}</title><text x="${WIDTH / 2}" y="${HEIGHT / 2}" text-anchor="middle" class="chart-empty">No approved libraries yet</text></svg>`;
   }
   const ticks = niceTicks(Math.max(...series.map((p) => p.cumulative_count)));
-  const top = ticks[ticks.length - 1]!;
+  const top = ticks[ticks.length - 1];
   const innerW = WIDTH - PAD.left - PAD.right;
   const innerH = HEIGHT - PAD.top - PAD.bottom;
   const x = (i: number) =>
@@ -58,7 +58,7 @@ export function growthChartSvg(series: GrowthPoint[], caption: string): string {
   const labels = labelIndexes
     .map((i) => {
       const anchor = i === 0 ? 'start' : i === series.length - 1 ? 'end' : 'middle';
-      return `<text class="chart-label" x="${fixed(x(i))}" y="${HEIGHT - 12}" text-anchor="${series.length === 1 ? 'middle' : anchor}">${escapeXml(series[i]!.period)}</text>`;
+      return `<text class="chart-label" x="${fixed(x(i))}" y="${HEIGHT - 12}" text-anchor="${series.length === 1 ? 'middle' : anchor}">${escapeXml(series[i].period)}</text>`;
     })
     .join('');
   // Dots mark the points of short series (a single period would otherwise draw nothing).
@@ -71,7 +71,7 @@ export function growthChartSvg(series: GrowthPoint[], caption: string): string {
           )
           .join('')
       : '';
-  const last = series[series.length - 1]!;
+  const last = series[series.length - 1];
   return (
     `<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${title}: ${last.cumulative_count.toLocaleString('en')} on ${escapeXml(last.period)}">` +
     `<title>${title}</title>${grid}` +

@@ -11,8 +11,8 @@ export interface DiffRow {
 const show = (value: unknown): string => {
   if (value === null || value === undefined || value === '') return '—';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value as string | number);
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
 };
 
 /** The owner's staged edit against the live values, one row per staged field (unchanged fields are left out). */

@@ -72,7 +72,7 @@ export class DeviceTokensRepository {
       .orIgnore()
       .returning('*')
       .execute();
-    if (!result.raw.length) return null;
+    if (!(result.raw as unknown[]).length) return null;
     return manager.getRepository(DeviceTokenEntity).findOneByOrFail({ token });
   }
 

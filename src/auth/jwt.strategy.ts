@@ -69,12 +69,12 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
         JWT_STRATEGY,
         { session: false },
         (error: unknown, user: AuthUser | false | undefined) => {
-          if (error) reject(error instanceof Error ? error : new Error(String(error)));
+          if (error) reject(error instanceof Error ? error : new Error('authentication failed'));
           else resolve(user || null);
         },
       ) as (req: Request, res: Response, next: (error?: unknown) => void) => void;
       middleware(request, response, (error?: unknown) => {
-        if (error) reject(error instanceof Error ? error : new Error(String(error)));
+        if (error) reject(error instanceof Error ? error : new Error('authentication failed'));
         else resolve(null);
       });
     });

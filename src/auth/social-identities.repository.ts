@@ -52,7 +52,7 @@ export class SocialIdentitiesRepository {
     provider: SocialProvider,
     subject: string,
     /** More rows of the new account, written in the same transaction (e.g. its agreement acceptance). */
-    onCreated: (manager: EntityManager, userId: number) => Promise<void> = async () => undefined,
+    onCreated: (manager: EntityManager, userId: number) => Promise<void> = () => Promise.resolve(),
   ): Promise<UserEntity> {
     try {
       return await this.dataSource.transaction(async (manager) => {

@@ -14,21 +14,33 @@ import {
   ValidateIf,
 } from 'class-validator';
 
+/** Settings arrive as text (the environment) or, from tests and the CLI, as numbers and booleans. */
+const asText = (value: unknown): string | undefined =>
+  typeof value === 'string'
+    ? value
+    : typeof value === 'number' || typeof value === 'boolean'
+      ? String(value)
+      : undefined;
+
 const toBool = ({ value }: { value: unknown }) => {
   if (value === undefined || value === '') return undefined;
   if (typeof value === 'boolean') return value;
-  const text = String(value).trim().toLowerCase();
+  const text = asText(value)?.trim().toLowerCase();
+  if (text === undefined) return value;
   if (['true', '1', 'yes', 'on'].includes(text)) return true;
   if (['false', '0', 'no', 'off'].includes(text)) return false;
   return value;
 };
 const toInt = ({ value }: { value: unknown }) => {
   if (value === undefined || value === '') return undefined;
-  const text = String(value).trim();
-  return /^-?\d+$/.test(text) ? Number(text) : value;
+  const text = asText(value)?.trim();
+  return text !== undefined && /^-?\d+$/.test(text) ? Number(text) : value;
 };
-const toTrimmed = ({ value }: { value: unknown }) =>
-  value === undefined || String(value).trim() === '' ? undefined : String(value).trim();
+const toTrimmed = ({ value }: { value: unknown }) => {
+  const text = asText(value)?.trim();
+  if (text === undefined) return value;
+  return text === '' ? undefined : text;
+};
 
 const DURATION = /^\d+(ms|s|m|h|d)?$/;
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };

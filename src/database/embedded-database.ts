@@ -101,7 +101,7 @@ export async function startEmbeddedDatabase(dataDir: string, port = 0): Promise<
   const directory = join(dataDir, 'db');
   const existing = await runningServer(directory);
   if (existing !== null)
-    return { url: urlFor(existing), owned: false, stop: async () => undefined };
+    return { url: urlFor(existing), owned: false, stop: () => Promise.resolve() };
 
   if (!existsSync(join(directory, 'pgdata', 'PG_VERSION'))) await prepareDatabase(directory);
   const child: ChildProcess = fork(workerPath(), [directory, String(port)], {

@@ -81,9 +81,9 @@ async function main(): Promise<void> {
     rmSync(serverFile, { force: true });
     process.exit(0);
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-  process.on('disconnect', stop);
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+  process.on('disconnect', () => void stop());
   process.on('message', (message) => {
     if (message === 'stop') void stop();
   });

@@ -72,7 +72,7 @@ export class ExportService {
    * batches and throws when the lease was lost.
    */
   async generate(
-    keepAlive: () => Promise<void> = async () => undefined,
+    keepAlive: () => Promise<void> = () => Promise.resolve(),
     onProgress?: ExportProgress,
   ): Promise<ExportRunResult> {
     await this.removeAbandoned();

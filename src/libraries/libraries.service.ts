@@ -307,7 +307,7 @@ export class LibrariesService {
       const value = (dto as Record<string, unknown>)[field];
       if (value !== undefined)
         (changes as Record<string, unknown>)[field] =
-          field === 'country' ? String(value).toUpperCase() : value;
+          field === 'country' && typeof value === 'string' ? value.toUpperCase() : value;
     }
     return changes;
   }

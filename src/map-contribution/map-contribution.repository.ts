@@ -104,8 +104,16 @@ const CONTRIBUTION_COLUMNS = `c.id, c.library_id, c.status, c.checked_at, c.last
 type Runner = Pick<EntityManager, 'query'>;
 
 /** PostgreSQL `lock_not_available` (55P03): a NOWAIT lock met a holder. */
-function isLockNotAvailable(error: QueryFailedError): boolean {
+function isLockNotAvailable(error: { driverError: unknown }): boolean {
   return (error.driverError as { code?: string } | undefined)?.code === '55P03';
+}
+
+interface WriteStateRow {
+  token_fingerprint: string;
+  write_api_allowed: boolean;
+  permissions_checked_at: Date | null;
+  disabled_at: Date | null;
+  disabled_reason: string;
 }
 
 @Injectable()
@@ -124,7 +132,7 @@ export class MapContributionRepository {
     manager?: EntityManager,
     lock = false,
   ): Promise<ContributionLibraryRow | null> {
-    const rows = await this.runner(manager).query(
+    const rows: unknown = await this.runner(manager).query(
       `SELECT ${LIBRARY_COLUMNS} FROM libraries l WHERE l.slug = $1 ${lock ? 'FOR UPDATE' : ''}`,
       [slug],
     );
@@ -141,7 +149,7 @@ export class MapContributionRepository {
       'INSERT INTO map_contributions (library_id) VALUES ($1) ON CONFLICT (library_id) DO NOTHING',
       [libraryId],
     );
-    const rows = await runner.query(
+    const rows: unknown = await runner.query(
       `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
        WHERE c.library_id = $1 ${lock ? 'FOR UPDATE OF c' : ''}`,
       [libraryId],
@@ -158,7 +166,7 @@ export class MapContributionRepository {
     manager: EntityManager,
   ): Promise<ContributionRow | null | 'locked'> {
     try {
-      const rows = await manager.query(
+      const rows: unknown = await manager.query(
         `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
          WHERE c.library_id = $1 FOR UPDATE OF c NOWAIT`,
         [libraryId],
@@ -171,7 +179,7 @@ export class MapContributionRepository {
   }
 
   async findRecord(libraryId: number): Promise<ContributionRow | null> {
-    const rows = await this.dataSource.query(
+    const rows: unknown = await this.dataSource.query(
       `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
        WHERE c.library_id = $1`,
       [libraryId],
@@ -186,7 +194,7 @@ export class MapContributionRepository {
   async findCandidates(): Promise<
     { library: ContributionLibraryRow; record: ContributionRow | null }[]
   > {
-    const rows = await this.dataSource.query(
+    const rows: unknown = await this.dataSource.query(
       `SELECT ${LIBRARY_COLUMNS}, to_jsonb(rec) AS record
        FROM libraries l
        LEFT JOIN LATERAL (
@@ -303,11 +311,11 @@ export class MapContributionRepository {
 
   async countAllEvents(filter: HistoryFilter = {}): Promise<number> {
     const { where, params } = historyWhere(filter);
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<{ count: number }[]>(
       `SELECT count(*)::int AS count FROM map_contribution_events e ${where}`,
       params,
-    )) as { count: number }[];
-    return rows[0]!.count;
+    );
+    return rows[0].count;
   }
 
   /** The whole audit history (or one actor's, one library's), newest first. */
@@ -326,7 +334,7 @@ export class MapContributionRepository {
   }
 
   async withdrawPermission(manager: EntityManager, libraryId: number): Promise<boolean> {
-    const rows = await manager.query(
+    const rows: unknown = await manager.query(
       `UPDATE libraries SET mapdb_submission_allowed = false, mapdb_submission_allowed_at = NULL, updated_at = now()
        WHERE id = $1 AND mapdb_submission_allowed RETURNING id`,
       [libraryId],
@@ -340,7 +348,7 @@ export class MapContributionRepository {
   }
 
   async anySubmitting(manager: EntityManager): Promise<boolean> {
-    const rows = await manager.query(
+    const rows: unknown = await manager.query(
       "SELECT 1 FROM map_contributions WHERE status = 'submitting' LIMIT 1",
     );
     return (rows as unknown[]).length > 0;
@@ -351,14 +359,10 @@ export class MapContributionRepository {
   }
 
   /** With `manager`, read on the caller's transaction (never a second pool connection while one is held). */
-  async writeState(manager?: EntityManager): Promise<{
-    token_fingerprint: string;
-    write_api_allowed: boolean;
-    permissions_checked_at: Date | null;
-    disabled_at: Date | null;
-    disabled_reason: string;
-  } | null> {
-    const rows = await this.runner(manager).query('SELECT * FROM map_write_state WHERE id = 1');
+  async writeState(manager?: EntityManager): Promise<WriteStateRow | null> {
+    const rows = await this.runner(manager).query<WriteStateRow[]>(
+      'SELECT * FROM map_write_state WHERE id = 1',
+    );
     return rows[0] ?? null;
   }
 

@@ -277,11 +277,13 @@ export class MapContributionService {
       });
     return paginate(
       query,
-      async () => rows.length,
-      async (limit, offset) =>
-        rows
-          .slice(offset, offset + limit)
-          .map(({ library, record, blockers }) => this.toResponse(library, record, blockers, [])),
+      () => Promise.resolve(rows.length),
+      (limit, offset) =>
+        Promise.resolve(
+          rows
+            .slice(offset, offset + limit)
+            .map(({ library, record, blockers }) => this.toResponse(library, record, blockers, [])),
+        ),
     );
   }
 

@@ -70,9 +70,10 @@ export function serveMapAssets(app: NestExpressApplication): void {
   } as const;
   app.use(MAP_ASSETS, express.static(ASSETS_DIR, options));
   const maplibre = express.static(MAPLIBRE_DIR, options);
-  app.use(MAPLIBRE_ASSETS, (req: Request, res: Response, next: NextFunction) =>
-    MAPLIBRE_FILES.test(req.path) ? maplibre(req, res, next) : next(),
-  );
+  app.use(MAPLIBRE_ASSETS, (req: Request, res: Response, next: NextFunction) => {
+    if (MAPLIBRE_FILES.test(req.path)) maplibre(req, res, next);
+    else next();
+  });
 }
 
 /** Renders the public map page (Eta, auto-escaped) with its security headers. */

@@ -1,9 +1,21 @@
-import { fromVectorTileJs, type VectorTileFeatureLike } from '@maplibre/vt-pbf';
-import type Point from '@mapbox/point-geometry';
+import { fromVectorTileJs } from '@maplibre/vt-pbf';
 import { TILE_EXTENT } from './map-grid.js';
 import type { TileFeatureRow } from './map.repository.js';
 
-const layer = (name: string, features: VectorTileFeatureLike[]) => ({
+/**
+ * The parts of vector-tile-js's feature that the writer reads. Declared here because @maplibre/vt-pbf's type
+ * declarations import their own files without extensions, which `nodenext` resolution cannot follow (its types
+ * arrive as unresolved).
+ */
+interface TileFeature {
+  type: 1;
+  id: undefined;
+  extent: number;
+  properties: Record<string, string | number>;
+  loadGeometry: () => { x: number; y: number }[][];
+}
+
+const layer = (name: string, features: TileFeature[]) => ({
   version: 2,
   name,
   extent: TILE_EXTENT,
@@ -11,15 +23,12 @@ const layer = (name: string, features: VectorTileFeatureLike[]) => ({
   feature: (i: number) => features[i],
 });
 
-const point = (
-  row: TileFeatureRow,
-  properties: VectorTileFeatureLike['properties'],
-): VectorTileFeatureLike => ({
+const point = (row: TileFeatureRow, properties: TileFeature['properties']): TileFeature => ({
   type: 1,
   id: undefined,
   extent: TILE_EXTENT,
   properties,
-  loadGeometry: () => [[{ x: row.px, y: row.py } as Point]],
+  loadGeometry: () => [[{ x: row.px, y: row.py }]],
 });
 
 /**

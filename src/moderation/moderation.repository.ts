@@ -116,18 +116,20 @@ export interface ChangedPhoto {
   library_name: string;
 }
 
+interface ModerationSummary {
+  pending_libraries_count: number;
+  open_reports_count: number;
+  pending_photos_count: number;
+  total_libraries: number;
+  total_users: number;
+}
+
 @Injectable()
 export class ModerationRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async summary(): Promise<{
-    pending_libraries_count: number;
-    open_reports_count: number;
-    pending_photos_count: number;
-    total_libraries: number;
-    total_users: number;
-  }> {
-    const rows = await this.dataSource.query(
+  async summary(): Promise<ModerationSummary> {
+    const rows = await this.dataSource.query<ModerationSummary[]>(
       `SELECT
          (SELECT count(*) FROM libraries WHERE status = 'pending')::int AS pending_libraries_count,
          (SELECT count(*) FROM reports WHERE status = 'open')::int AS open_reports_count,

@@ -105,7 +105,7 @@ describe('staff console: edit, audit history, duplicate check availability', () 
       .type('form')
       .send({ _csrf: csrf });
     expect(enrich.status).toBe(303);
-    expect((await agent.get(enrich.headers.location as string)).text).toContain(
+    expect((await agent.get(enrich.headers.location)).text).toContain(
       'AI enrichment is not configured: fill the name and description by hand.',
     );
 
@@ -188,7 +188,7 @@ describe('staff console: edit, audit history, duplicate check availability', () 
       .type('form')
       .send({ _csrf: csrf });
     expect(res.status).toBe(303);
-    const after = await agent.get(res.headers.location as string);
+    const after = await agent.get(res.headers.location);
     expect(after.text).toContain(
       'The duplicate check is unavailable: MAPDB_QUERY_URL is not configured.',
     );

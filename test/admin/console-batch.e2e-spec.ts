@@ -73,7 +73,7 @@ describe('staff console batch write', () => {
       .type('form')
       .send({ _csrf: csrf, slugs: [a.slug, b.slug] });
     expect(res.status).toBe(303);
-    const back = await agent.get(res.headers.location as string);
+    const back = await agent.get(res.headers.location);
     expect(back.text).toContain('Tick “I confirm these writes” to send them to the map database.');
     expect(fake.requests.filter((req) => req.endpoint !== 'query')).toEqual([]);
   });
@@ -90,7 +90,7 @@ describe('staff console batch write', () => {
     expect(page.text).toContain('Batch write: 2 of 2 libraries written in 1 changeset(s).');
     expect(fake.changesets.size).toBe(1);
     const [changeset] = [...fake.changesets.values()];
-    expect(changeset!.nodeIds).toHaveLength(2);
-    for (const id of changeset!.nodeIds) expect(page.text).toContain(`node ${id} in changeset`);
+    expect(changeset.nodeIds).toHaveLength(2);
+    for (const id of changeset.nodeIds) expect(page.text).toContain(`node ${id} in changeset`);
   });
 });

@@ -56,7 +56,7 @@ describe('staff console', () => {
       const res = await request(t.http).get('/admin/login');
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
-      const csp = res.headers['content-security-policy'] as string;
+      const csp = res.headers['content-security-policy'];
       expect(csp).toContain("default-src 'none'");
       expect(csp).toContain("script-src 'self'");
       expect(csp).toContain("frame-ancestors 'none'");
@@ -280,11 +280,9 @@ describe('staff console', () => {
         .send({ _csrf: csrf, _return: '/admin/libraries', status: 'approved' });
       expect(res.status).toBe(303);
       expect(res.headers.location).toBe(`/admin/libraries/${pending.slug}`);
-      const page = await agent.get(res.headers.location as string);
+      const page = await agent.get(res.headers.location);
       expect(page.text).toContain('Library approved: it is now public.');
-      expect((await agent.get(res.headers.location as string)).text).not.toContain(
-        'Library approved',
-      );
+      expect((await agent.get(res.headers.location)).text).not.toContain('Library approved');
       expect((await request(t.http).get(`/api/v1/libraries/${pending.slug}`)).status).toBe(200);
     });
 
@@ -312,7 +310,7 @@ describe('staff console', () => {
         .send({ _csrf: csrf, _return: `/admin/libraries/${pending.slug}`, status: 'bogus' });
       expect(res.status).toBe(303);
       expect(res.headers.location).toBe(`/admin/libraries/${pending.slug}`);
-      const page = await agent.get(res.headers.location as string);
+      const page = await agent.get(res.headers.location);
       expect(page.text).toContain('Validation error.');
       expect(page.text).toMatch(/status: status must be one of/);
       expect(await status(pending.id)).toBe('pending');
@@ -475,7 +473,7 @@ describe('staff console', () => {
         .type('form')
         .send({ _csrf: csrf, _return: `/admin/contributions/${library.slug}/confirm` });
       expect(res.status).toBe(303);
-      const page = await agent.get(res.headers.location as string);
+      const page = await agent.get(res.headers.location);
       expect(page.text).toContain('Tick “I confirm this write” to send it to the map database.');
     });
 
@@ -502,7 +500,7 @@ describe('staff console', () => {
         .type('form')
         .send({ _csrf: csrf, confirm_withdraw: 'yes' });
       expect(res.headers.location).toBe(`/admin/contributions/${library.slug}`);
-      const page = await agent.get(res.headers.location as string);
+      const page = await agent.get(res.headers.location);
       expect(page.text).toContain('Permission withdrawn');
       expect(page.text).toContain('<dd id="permission">not given</dd>');
       const audit = await agent.get('/admin/audit');

@@ -297,8 +297,8 @@ describe('POST /libraries/ photo pipeline', () => {
     it('records the stored keys on the row', async () => {
       const res = await submitLibrary(t.http, alice.access, submissionFields());
       const row = await libraryRow(db.url, res.body.id);
-      expect(`/media/${row?.photo_key}`).toBe(res.body.photo_url);
-      expect(`/media/${row?.thumbnail_key}`).toBe(res.body.thumbnail_url);
+      expect(`/media/${String(row?.photo_key)}`).toBe(res.body.photo_url);
+      expect(`/media/${String(row?.thumbnail_key)}`).toBe(res.body.thumbnail_url);
     });
   });
 

@@ -86,7 +86,7 @@ describe('map contribution preview', () => {
     );
     // Only an eligible library can be previewed: its duplicate check must be fresh.
     await checkPasses(t.http, staff, lib.slug);
-    const res = await adminGet(t.http, staff.access, `/${lib.slug}/preview?${query}`);
+    const res = await adminGet(t.http, staff.access, `/${lib.slug}/preview?${query.toString()}`);
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('private, no-store');
     return res.body;

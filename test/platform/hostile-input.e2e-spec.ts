@@ -223,7 +223,7 @@ describe('hostile input (issue 14)', () => {
             .post(path)
             .set('Authorization', bearer(alice.access))
             .set('Content-Type', 'application/json')
-            .send(nested(depth as number)),
+            .send(nested(depth)),
         400,
         CANNOT_PARSE,
       );

@@ -103,7 +103,8 @@ export class BodyParseErrorGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
     const error = context.switchToHttp().getRequest<WithBodyError>().bodyParseError;
-    if (error) throw error;
+    if (error)
+      throw error instanceof Error ? error : ApiError.badRequest('Cannot parse request body.');
     return true;
   }
 }

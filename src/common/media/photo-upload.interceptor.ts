@@ -115,7 +115,7 @@ export function PhotoUpload(options: PhotoUploadOptions): Type<NestInterceptor> 
     }
   }
 
-  function translate(error: unknown): unknown {
+  function translate(error: unknown): Error {
     if (error instanceof multer.MulterError) {
       switch (error.code) {
         case 'LIMIT_FILE_SIZE':

@@ -17,7 +17,7 @@ describe('removeStaleUploads', () => {
 
   it("removes files of ended processes and old files, and keeps running processes' files", async () => {
     // A process that has ended: its pid is free (until the system reuses it, which the age rule covers).
-    const ended = spawnSync(process.execPath, ['-e', '']).pid!;
+    const ended = spawnSync(process.execPath, ['-e', '']).pid;
     const files = {
       ended: `${ended}-aaaa`,
       mine: `${process.pid}-bbbb`,

@@ -11,7 +11,7 @@ import {
   ValidationErrorResponse,
 } from '../errors/error.response.js';
 import { PUBLIC_CACHE_KEY } from '../http/cache-control.js';
-import { RATE_LIMIT_KEY } from '../rate-limit/rate-limit.decorator.js';
+import { RATE_LIMIT_KEY, type RateLimitSpec } from '../rate-limit/rate-limit.decorator.js';
 
 export const API_VERSION = '1.8.0';
 
@@ -60,7 +60,10 @@ function routeFacts(app: INestApplication): Map<string, RouteFacts> {
       const handler = prototype[name];
       if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
       const targets = [handler, wrapper.metatype];
-      const rateLimit = reflector.getAllAndOverride(RATE_LIMIT_KEY, targets);
+      const rateLimit = reflector.getAllAndOverride<RateLimitSpec | 'none' | undefined>(
+        RATE_LIMIT_KEY,
+        targets,
+      );
       facts.set(`${wrapper.metatype.name}_${name}`, {
         isPublic: Boolean(reflector.getAllAndOverride(IS_PUBLIC_KEY, targets)),
         optionalAuth: Boolean(reflector.getAllAndOverride(OPTIONAL_AUTH_KEY, targets)),

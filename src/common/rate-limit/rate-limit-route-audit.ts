@@ -1,7 +1,7 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { RATE_LIMIT_KEY } from './rate-limit.decorator.js';
+import { RATE_LIMIT_KEY, type RateLimitSpec } from './rate-limit.decorator.js';
 
 /** Lists every route handler that names no rate-limit tier (nor an explicit @NoRateLimit). */
 export function routesWithoutTier(
@@ -17,7 +17,10 @@ export function routesWithoutTier(
     for (const name of scanner.getAllMethodNames(prototype)) {
       const handler = prototype[name] as (...args: unknown[]) => unknown;
       if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
-      const spec = reflector.getAllAndOverride(RATE_LIMIT_KEY, [handler, wrapper.metatype]);
+      const spec = reflector.getAllAndOverride<RateLimitSpec | 'none' | undefined>(RATE_LIMIT_KEY, [
+        handler,
+        wrapper.metatype,
+      ]);
       if (spec === undefined) missing.push(`${wrapper.metatype.name}.${name}`);
     }
   }

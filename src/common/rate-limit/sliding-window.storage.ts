@@ -70,7 +70,11 @@ export class MemorySlidingWindowStorage extends RateLimitStorage {
     this.sweeper.unref();
   }
 
-  async hit(key: string, windowMs: number, limit: number): Promise<RateLimitResult> {
+  hit(key: string, windowMs: number, limit: number): Promise<RateLimitResult> {
+    return Promise.resolve(this.hitNow(key, windowMs, limit));
+  }
+
+  private hitNow(key: string, windowMs: number, limit: number): RateLimitResult {
     const now = this.clock.now();
     const live = (this.hits.get(key) ?? []).filter((at) => now - at < windowMs);
     if (live.length >= limit) {

@@ -13,7 +13,7 @@ const bodyOrFormFields = createParamDecorator((_data: unknown, context: Executio
   const request = context
     .switchToHttp()
     .getRequest<{ body?: unknown; headers: Record<string, unknown> }>();
-  const body = (request.body ?? {}) as object;
+  const body = request.body ?? {};
   const contentType = request.headers['content-type'];
   if (typeof contentType === 'string' && contentType.toLowerCase().startsWith('multipart/'))
     Object.defineProperty(body, FROM_FORM, { value: true, enumerable: false });

@@ -4,8 +4,8 @@ import { Transform } from 'class-transformer';
 export function ToBoolean(): PropertyDecorator {
   return Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => {
     const raw = obj[key];
-    if (typeof raw === 'boolean' || raw === undefined || raw === null) return raw;
-    const text = String(raw).trim().toLowerCase();
+    if (typeof raw !== 'string') return raw;
+    const text = raw.trim().toLowerCase();
     if (text === 'true' || text === '1') return true;
     if (text === 'false' || text === '0') return false;
     return raw;
@@ -16,8 +16,8 @@ export function ToBoolean(): PropertyDecorator {
 export function ToInt(): PropertyDecorator {
   return Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => {
     const raw = obj[key];
-    if (typeof raw === 'number' || raw === undefined || raw === null) return raw;
-    const text = String(raw).trim();
+    if (typeof raw !== 'string') return raw;
+    const text = raw.trim();
     return /^[-+]?\d{1,15}$/.test(text) ? Number(text) : raw;
   });
 }
@@ -26,8 +26,8 @@ export function ToInt(): PropertyDecorator {
 export function ToNumber(): PropertyDecorator {
   return Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => {
     const raw = obj[key];
-    if (typeof raw === 'number' || raw === undefined || raw === null) return raw;
-    const text = String(raw).trim();
+    if (typeof raw !== 'string') return raw;
+    const text = raw.trim();
     return /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? Number(text) : raw;
   });
 }

@@ -169,7 +169,9 @@ const IsCountryCode = () =>
   });
 
 export const COUNTRY_RULES = [
-  Transform(({ value }) => (typeof value === 'string' ? value.trim().toUpperCase() : value)),
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? value.trim().toUpperCase() : value,
+  ),
   IsCountryCode(),
 ];
 export const LATITUDE_RULES = [

@@ -10,7 +10,8 @@ export class ResponseTooLargeError extends Error {
 /** Reads the whole body, giving up (and cancelling the stream) past `maxBytes`. */
 export async function readBodyLimited(response: Response, maxBytes: number): Promise<Buffer> {
   if (!response.body) return Buffer.alloc(0);
-  const reader = response.body.getReader();
+  // The DOM's `ReadableStreamReader` type gives chunks as `any`; fetch's body chunks are bytes.
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {

@@ -51,7 +51,7 @@ export class ConsoleBatchQueryDto extends VerifiedQueryDto {
     value === undefined || value === null || value === ''
       ? []
       : Array.isArray(value)
-        ? value
+        ? (value as unknown[])
         : [value],
   )
   @IsArray()

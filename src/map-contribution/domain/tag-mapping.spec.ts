@@ -398,9 +398,7 @@ describe('changesetTags', () => {
     ['a blank comment', { comment: ' ', area: undefined, count: undefined }],
     ['an over-long source', { source: 's'.repeat(256) }],
   ])('refuses %s', (_label, change) => {
-    expect(() => changesetTags({ ...base, ...change } as ChangesetInput)).toThrow(
-      ChangesetTagError,
-    );
+    expect(() => changesetTags({ ...base, ...change })).toThrow(ChangesetTagError);
   });
 
   it('holds only the changeset keys of the spec (property)', () => {

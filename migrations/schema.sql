@@ -1,0 +1,1557 @@
+--
+-- PostgreSQL database dump
+--
+
+SET statement_timeout = 0;
+SET lock_timeout = 0;
+SET idle_in_transaction_session_timeout = 0;
+SET client_encoding = 'UTF8';
+SET standard_conforming_strings = on;
+SELECT pg_catalog.set_config('search_path', '', false);
+SET check_function_bodies = false;
+SET xmloption = content;
+SET client_min_messages = warning;
+SET row_security = off;
+
+--
+-- Name: pg_trgm; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+
+--
+-- Name: EXTENSION pg_trgm; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON EXTENSION pg_trgm IS 'text similarity measurement and index searching based on trigrams';
+
+--
+-- Name: postgis; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS postgis WITH SCHEMA public;
+
+--
+-- Name: EXTENSION postgis; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON EXTENSION postgis IS 'PostGIS geometry and geography spatial types and functions';
+
+--
+-- Name: unaccent; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
+
+--
+-- Name: EXTENSION unaccent; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON EXTENSION unaccent IS 'text search dictionary that removes accents';
+
+--
+-- Name: bookcase_map_cell(double precision, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_map_cell(v double precision, level integer) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT least(greatest(floor(v * power(2.0::double precision, level + 2)), 0),
+                         power(2.0::double precision, level + 2) - 1)::integer $$;
+
+--
+-- Name: bookcase_map_cells_add(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_map_cells_add(points jsonb) RETURNS void
+    LANGUAGE sql
+    AS $$
+        INSERT INTO library_map_cells AS c
+          (level, cx, cy, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id)
+        SELECT g.level, bookcase_map_cell(bookcase_map_x(p.lng), g.level),
+               bookcase_map_cell(bookcase_map_y(p.lat), g.level),
+               count(*), sum(p.lng), sum(p.lat), min(p.lng), min(p.lat), max(p.lng), max(p.lat), min(p.id)
+        FROM jsonb_to_recordset(points) AS p(id integer, lng double precision, lat double precision)
+        CROSS JOIN generate_series(0, 16) AS g(level)
+        GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+        ON CONFLICT (level, cx, cy) DO UPDATE SET
+          count = c.count + excluded.count,
+          sum_lng = c.sum_lng + excluded.sum_lng,
+          sum_lat = c.sum_lat + excluded.sum_lat,
+          min_lng = least(c.min_lng, excluded.min_lng),
+          min_lat = least(c.min_lat, excluded.min_lat),
+          max_lng = greatest(c.max_lng, excluded.max_lng),
+          max_lat = greatest(c.max_lat, excluded.max_lat),
+          min_id = least(c.min_id, excluded.min_id)
+      $$;
+
+--
+-- Name: bookcase_map_cells_recount(jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_map_cells_recount(cells jsonb) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+      DECLARE
+        lvl integer;
+      BEGIN
+        CREATE TEMP TABLE IF NOT EXISTS bookcase_map_dirty (level smallint, cx integer, cy integer)
+          ON COMMIT DROP;
+        DELETE FROM bookcase_map_dirty;
+        INSERT INTO bookcase_map_dirty
+          SELECT DISTINCT 16, d.cx, d.cy FROM jsonb_to_recordset(cells) AS d(cx integer, cy integer);
+        DELETE FROM library_map_cells c USING bookcase_map_dirty d
+          WHERE c.level = 16 AND c.cx = d.cx AND c.cy = d.cy;
+        INSERT INTO library_map_cells
+          (level, cx, cy, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id)
+        SELECT 16, d.cx, d.cy, count(*), sum(p.lng), sum(p.lat), min(p.lng), min(p.lat), max(p.lng), max(p.lat),
+               min(p.id)
+        FROM bookcase_map_dirty d
+        CROSS JOIN LATERAL (
+          -- The cell's box in degrees, widened by a hair (the exact cell test follows); the outermost cells reach
+          -- the poles and the antimeridian, where the grid clamps.
+          SELECT CASE WHEN d.cx = 0 THEN -180 ELSE d.cx / 262144.0 * 360 - 180 - 1e-9 END AS west,
+                 CASE WHEN d.cx = 262143 THEN 180 ELSE (d.cx + 1) / 262144.0 * 360 - 180 + 1e-9 END AS east,
+                 CASE WHEN d.cy = 0 THEN 90
+                      ELSE degrees(atan(sinh(pi() * (1 - 2 * d.cy / 262144.0)))) + 1e-9 END AS north,
+                 CASE WHEN d.cy = 262143 THEN -90
+                      ELSE degrees(atan(sinh(pi() * (1 - 2 * (d.cy + 1) / 262144.0)))) - 1e-9 END AS south
+        ) b
+        JOIN LATERAL (
+          SELECT l.id, ST_X(l.location::geometry) AS lng, ST_Y(l.location::geometry) AS lat
+          FROM libraries l
+          WHERE l.status = 'approved'
+            AND point(ST_X(l.location::geometry), ST_Y(l.location::geometry))
+                <@ box(point(b.west, b.south), point(b.east, b.north))
+        ) p ON bookcase_map_cell(bookcase_map_x(p.lng), 16) = d.cx
+           AND bookcase_map_cell(bookcase_map_y(p.lat), 16) = d.cy
+        GROUP BY d.cx, d.cy;
+        FOR lvl IN REVERSE 15..0 LOOP
+          INSERT INTO bookcase_map_dirty
+            SELECT DISTINCT lvl, d.cx / 2, d.cy / 2 FROM bookcase_map_dirty d WHERE d.level = lvl + 1;
+          DELETE FROM library_map_cells c USING bookcase_map_dirty d
+            WHERE d.level = lvl AND c.level = lvl AND c.cx = d.cx AND c.cy = d.cy;
+          INSERT INTO library_map_cells
+            (level, cx, cy, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id)
+          SELECT lvl, d.cx, d.cy, sum(k.count), sum(k.sum_lng), sum(k.sum_lat), min(k.min_lng), min(k.min_lat),
+                 max(k.max_lng), max(k.max_lat), min(k.min_id)
+          FROM bookcase_map_dirty d
+          JOIN library_map_cells k ON k.level = lvl + 1 AND k.cx BETWEEN d.cx * 2 AND d.cx * 2 + 1
+                                  AND k.cy BETWEEN d.cy * 2 AND d.cy * 2 + 1
+          WHERE d.level = lvl
+          GROUP BY d.cx, d.cy;
+        END LOOP;
+      END
+      $$;
+
+--
+-- Name: bookcase_map_cells_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_map_cells_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      DECLARE
+        added jsonb;
+        removed jsonb;
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          SELECT jsonb_agg(jsonb_build_object('id', n.id, 'lng', ST_X(n.location::geometry),
+                                              'lat', ST_Y(n.location::geometry)))
+            INTO added FROM new_rows n WHERE n.status = 'approved';
+        ELSIF TG_OP = 'DELETE' THEN
+          SELECT jsonb_agg(jsonb_build_object('lng', ST_X(o.location::geometry), 'lat', ST_Y(o.location::geometry)))
+            INTO removed FROM old_rows o WHERE o.status = 'approved';
+        ELSE
+          SELECT jsonb_agg(jsonb_build_object('id', n.id, 'lng', ST_X(n.location::geometry),
+                                              'lat', ST_Y(n.location::geometry)))
+            INTO added FROM new_rows n
+            WHERE n.status = 'approved' AND NOT EXISTS (
+              SELECT 1 FROM old_rows o WHERE o.id = n.id AND o.status = 'approved'
+                AND ST_X(o.location::geometry) = ST_X(n.location::geometry)
+                AND ST_Y(o.location::geometry) = ST_Y(n.location::geometry));
+          SELECT jsonb_agg(jsonb_build_object('lng', ST_X(o.location::geometry), 'lat', ST_Y(o.location::geometry)))
+            INTO removed FROM old_rows o
+            WHERE o.status = 'approved' AND NOT EXISTS (
+              SELECT 1 FROM new_rows n WHERE n.id = o.id AND n.status = 'approved'
+                AND ST_X(o.location::geometry) = ST_X(n.location::geometry)
+                AND ST_Y(o.location::geometry) = ST_Y(n.location::geometry));
+        END IF;
+        IF added IS NULL AND removed IS NULL THEN
+          RETURN NULL;
+        END IF;
+        PERFORM pg_advisory_xact_lock(hashtext('bookcase_map_cells'));
+        IF removed IS NULL THEN
+          PERFORM bookcase_map_cells_add(added);
+        ELSE
+          -- The recount reads the libraries as they are now, so it also covers rows added by this statement.
+          PERFORM bookcase_map_cells_recount((
+            SELECT jsonb_agg(jsonb_build_object(
+                     'cx', bookcase_map_cell(bookcase_map_x((p ->> 'lng')::double precision), 16),
+                     'cy', bookcase_map_cell(bookcase_map_y((p ->> 'lat')::double precision), 16)))
+            FROM jsonb_array_elements(removed || coalesce(added, '[]'::jsonb)) AS p));
+        END IF;
+        RETURN NULL;
+      END
+      $$;
+
+--
+-- Name: bookcase_map_x(double precision); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_map_x(lng double precision) RETURNS double precision
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT (lng + 180.0) / 360.0 $$;
+
+--
+-- Name: bookcase_map_y(double precision); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_map_y(lat double precision) RETURNS double precision
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT 0.5 - ln(tan(pi() / 4 + radians(least(85.0511287798066, greatest(-85.0511287798066, lat))) / 2))
+                         / (2 * pi()) $$;
+
+--
+-- Name: bookcase_unaccent(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_unaccent(text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $_$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $_$;
+
+--
+-- Name: map_contribution_events_append_only(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.map_contribution_events_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      BEGIN
+        RAISE EXCEPTION 'map_contribution_events is append-only';
+      END $$;
+
+--
+-- Name: moderation_audit_events_append_only(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.moderation_audit_events_append_only() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      BEGIN
+        RAISE EXCEPTION 'moderation_audit_events is append-only';
+      END $$;
+
+SET default_table_access_method = heap;
+
+--
+-- Name: console_sessions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.console_sessions (
+    token_hash bytea NOT NULL,
+    session_id uuid NOT NULL,
+    csrf_token character varying(64) NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    last_seen_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: contributor_agreements; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.contributor_agreements (
+    id integer NOT NULL,
+    user_id integer NOT NULL,
+    version character varying(64) NOT NULL,
+    channel character varying(16) NOT NULL,
+    accepted_at timestamp with time zone NOT NULL,
+    CONSTRAINT contributor_agreements_channel_check CHECK (((channel)::text = ANY ((ARRAY['api'::character varying, 'console'::character varying])::text[])))
+);
+
+--
+-- Name: contributor_agreements_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.contributor_agreements_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: contributor_agreements_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.contributor_agreements_id_seq OWNED BY public.contributor_agreements.id;
+
+--
+-- Name: device_tokens; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.device_tokens (
+    id integer NOT NULL,
+    token character varying(512) NOT NULL,
+    environment character varying(16) NOT NULL,
+    is_active boolean DEFAULT true NOT NULL,
+    user_id integer NOT NULL,
+    session_id uuid,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT device_tokens_environment_check CHECK (((environment)::text = ANY ((ARRAY['sandbox'::character varying, 'production'::character varying])::text[])))
+);
+
+--
+-- Name: device_tokens_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.device_tokens_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: device_tokens_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.device_tokens_id_seq OWNED BY public.device_tokens.id;
+
+--
+-- Name: enrichment_jobs; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.enrichment_jobs (
+    id integer NOT NULL,
+    library_id integer NOT NULL,
+    status character varying(9) DEFAULT 'queued'::character varying NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    run_after timestamp with time zone DEFAULT now() NOT NULL,
+    locked_until timestamp with time zone,
+    last_error text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT enrichment_jobs_status_check CHECK (((status)::text = ANY ((ARRAY['queued'::character varying, 'running'::character varying, 'done'::character varying, 'failed'::character varying])::text[])))
+);
+
+--
+-- Name: enrichment_jobs_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.enrichment_jobs_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: enrichment_jobs_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.enrichment_jobs_id_seq OWNED BY public.enrichment_jobs.id;
+
+--
+-- Name: export_versions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.export_versions (
+    id integer NOT NULL,
+    status character varying(16) NOT NULL,
+    file_stem character varying(100) NOT NULL,
+    generated_at timestamp with time zone NOT NULL,
+    record_count integer DEFAULT 0 NOT NULL,
+    geojson_key character varying(255) NOT NULL,
+    geojson_bytes bigint DEFAULT 0 NOT NULL,
+    geojson_sha256 character(64),
+    gz_key character varying(255) NOT NULL,
+    gz_bytes bigint DEFAULT 0 NOT NULL,
+    gz_sha256 character(64),
+    metadata_key character varying(255) NOT NULL,
+    metadata_bytes bigint DEFAULT 0 NOT NULL,
+    metadata_sha256 character(64),
+    CONSTRAINT export_versions_status_check CHECK (((status)::text = ANY ((ARRAY['building'::character varying, 'published'::character varying])::text[])))
+);
+
+--
+-- Name: export_versions_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.export_versions_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: export_versions_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.export_versions_id_seq OWNED BY public.export_versions.id;
+
+--
+-- Name: favourites; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.favourites (
+    user_id integer NOT NULL,
+    library_id integer NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: libraries; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.libraries (
+    id integer NOT NULL,
+    slug character varying(255) NOT NULL,
+    name character varying(255) DEFAULT ''::character varying NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    address character varying(255) DEFAULT ''::character varying NOT NULL,
+    city character varying(100) NOT NULL,
+    country character(2) NOT NULL,
+    postal_code character varying(20) DEFAULT ''::character varying NOT NULL,
+    wheelchair_accessible character varying(7) DEFAULT ''::character varying NOT NULL,
+    capacity integer,
+    is_indoor boolean,
+    is_lit boolean,
+    website character varying(500) DEFAULT ''::character varying NOT NULL,
+    contact character varying(255) DEFAULT ''::character varying NOT NULL,
+    operator character varying(255) DEFAULT ''::character varying NOT NULL,
+    brand character varying(255) DEFAULT ''::character varying NOT NULL,
+    source character varying(100) DEFAULT ''::character varying NOT NULL,
+    external_id character varying(255) DEFAULT ''::character varying NOT NULL,
+    photo_key character varying(255),
+    thumbnail_key character varying(255),
+    location public.geography(Point,4326) NOT NULL,
+    status character varying(8) DEFAULT 'pending'::character varying NOT NULL,
+    rejection_reason text DEFAULT ''::text NOT NULL,
+    mapdb_submission_allowed boolean DEFAULT false NOT NULL,
+    mapdb_submission_allowed_at timestamp with time zone,
+    submission_origin character varying(6) DEFAULT 'legacy'::character varying NOT NULL,
+    created_by integer,
+    pending_changes jsonb,
+    pending_photo jsonb,
+    ai_generated_fields text[] DEFAULT '{}'::text[] NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    search_vector tsvector GENERATED ALWAYS AS ((setweight(to_tsvector('simple'::regconfig, public.bookcase_unaccent((name)::text)), 'A'::"char") || setweight(to_tsvector('simple'::regconfig, public.bookcase_unaccent(description)), 'B'::"char"))) STORED,
+    search_text text GENERATED ALWAYS AS (lower(public.bookcase_unaccent((((((((((name)::text || ' '::text) || description) || ' '::text) || (city)::text) || ' '::text) || (address)::text) || ' '::text) || (postal_code)::text)))) STORED,
+    CONSTRAINT libraries_capacity_check CHECK (((capacity IS NULL) OR (capacity >= 0))),
+    CONSTRAINT libraries_country_check CHECK ((country ~ '^[A-Z]{2}$'::text)),
+    CONSTRAINT libraries_origin_check CHECK (((submission_origin)::text = ANY ((ARRAY['legacy'::character varying, 'user'::character varying, 'staff'::character varying, 'import'::character varying])::text[]))),
+    CONSTRAINT libraries_permission_time_check CHECK ((mapdb_submission_allowed OR (mapdb_submission_allowed_at IS NULL))),
+    CONSTRAINT libraries_status_check CHECK (((status)::text = ANY ((ARRAY['pending'::character varying, 'approved'::character varying, 'rejected'::character varying])::text[]))),
+    CONSTRAINT libraries_wheelchair_check CHECK (((wheelchair_accessible)::text = ANY ((ARRAY[''::character varying, 'yes'::character varying, 'no'::character varying, 'limited'::character varying])::text[])))
+);
+
+--
+-- Name: libraries_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.libraries_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: libraries_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.libraries_id_seq OWNED BY public.libraries.id;
+
+--
+-- Name: library_map_cells; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_map_cells (
+    level smallint NOT NULL,
+    cx integer NOT NULL,
+    cy integer NOT NULL,
+    count integer NOT NULL,
+    sum_lng double precision NOT NULL,
+    sum_lat double precision NOT NULL,
+    min_lng double precision NOT NULL,
+    min_lat double precision NOT NULL,
+    max_lng double precision NOT NULL,
+    max_lat double precision NOT NULL,
+    min_id integer NOT NULL,
+    CONSTRAINT library_map_cells_count_check CHECK ((count > 0))
+);
+
+--
+-- Name: library_photos; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_photos (
+    id integer NOT NULL,
+    library_id integer NOT NULL,
+    created_by integer,
+    caption character varying(200) DEFAULT ''::character varying NOT NULL,
+    photo_key character varying(255) NOT NULL,
+    thumbnail_key character varying(255) NOT NULL,
+    status character varying(8) DEFAULT 'pending'::character varying NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT library_photos_status_check CHECK (((status)::text = ANY ((ARRAY['pending'::character varying, 'approved'::character varying, 'rejected'::character varying])::text[])))
+);
+
+--
+-- Name: library_photos_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.library_photos_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: library_photos_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.library_photos_id_seq OWNED BY public.library_photos.id;
+
+--
+-- Name: map_contribution_events; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.map_contribution_events (
+    id bigint NOT NULL,
+    contribution_id integer NOT NULL,
+    library_id integer NOT NULL,
+    event_type character varying(40) NOT NULL,
+    outcome character varying(20) NOT NULL,
+    actor_id integer,
+    actor_username character varying(150),
+    attempt_key uuid,
+    details jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: map_contribution_events_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.map_contribution_events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: map_contribution_events_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.map_contribution_events_id_seq OWNED BY public.map_contribution_events.id;
+
+--
+-- Name: map_contributions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.map_contributions (
+    id integer NOT NULL,
+    library_id integer NOT NULL,
+    status character varying(20) DEFAULT 'unchecked'::character varying NOT NULL,
+    checked_at timestamp with time zone,
+    last_check_failed boolean DEFAULT false NOT NULL,
+    duplicate_candidates jsonb DEFAULT '[]'::jsonb NOT NULL,
+    resolved_different jsonb DEFAULT '[]'::jsonb NOT NULL,
+    mapdb_element_type character varying(8),
+    mapdb_element_id bigint,
+    changeset_id bigint,
+    contributed_at timestamp with time zone,
+    contributed_by integer,
+    last_attempt_key uuid,
+    last_error_code character varying(64) DEFAULT ''::character varying NOT NULL,
+    last_error_message text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT map_contributions_element_pair_check CHECK (((mapdb_element_type IS NULL) = (mapdb_element_id IS NULL))),
+    CONSTRAINT map_contributions_element_type_check CHECK (((mapdb_element_type IS NULL) OR ((mapdb_element_type)::text = ANY ((ARRAY['node'::character varying, 'way'::character varying, 'relation'::character varying])::text[])))),
+    CONSTRAINT map_contributions_status_check CHECK (((status)::text = ANY ((ARRAY['unchecked'::character varying, 'no_match'::character varying, 'possible_duplicate'::character varying, 'already_present'::character varying, 'submitting'::character varying, 'contributed'::character varying, 'failed'::character varying])::text[])))
+);
+
+--
+-- Name: map_contributions_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.map_contributions_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: map_contributions_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.map_contributions_id_seq OWNED BY public.map_contributions.id;
+
+--
+-- Name: map_write_state; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.map_write_state (
+    id smallint DEFAULT 1 NOT NULL,
+    token_fingerprint character varying(64) NOT NULL,
+    write_api_allowed boolean DEFAULT false NOT NULL,
+    permissions_checked_at timestamp with time zone,
+    disabled_at timestamp with time zone,
+    disabled_reason character varying(64) DEFAULT ''::character varying NOT NULL,
+    CONSTRAINT map_write_state_singleton CHECK ((id = 1))
+);
+
+--
+-- Name: moderation_audit_events; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.moderation_audit_events (
+    id bigint NOT NULL,
+    kind character varying(40) NOT NULL,
+    actor_id integer,
+    actor_username character varying(150),
+    library_id integer,
+    details jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: moderation_audit_events_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.moderation_audit_events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: moderation_audit_events_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.moderation_audit_events_id_seq OWNED BY public.moderation_audit_events.id;
+
+--
+-- Name: refresh_sessions; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.refresh_sessions (
+    id uuid NOT NULL,
+    user_id integer NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    last_used_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    revoked_at timestamp with time zone
+);
+
+--
+-- Name: reports; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.reports (
+    id integer NOT NULL,
+    library_id integer NOT NULL,
+    created_by integer,
+    reason character varying(20) NOT NULL,
+    details text DEFAULT ''::text NOT NULL,
+    photo_key character varying(255),
+    thumbnail_key character varying(255),
+    status character varying(9) DEFAULT 'open'::character varying NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT reports_reason_check CHECK (((reason)::text = ANY ((ARRAY['damaged'::character varying, 'missing'::character varying, 'incorrect_info'::character varying, 'inappropriate'::character varying, 'other'::character varying])::text[]))),
+    CONSTRAINT reports_status_check CHECK (((status)::text = ANY ((ARRAY['open'::character varying, 'resolved'::character varying, 'dismissed'::character varying])::text[])))
+);
+
+--
+-- Name: reports_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.reports_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: reports_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.reports_id_seq OWNED BY public.reports.id;
+
+--
+-- Name: scheduled_tasks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.scheduled_tasks (
+    name character varying(64) NOT NULL,
+    next_run_at timestamp with time zone NOT NULL,
+    locked_until timestamp with time zone,
+    lease_id uuid,
+    last_started_at timestamp with time zone,
+    last_finished_at timestamp with time zone,
+    last_outcome character varying(32) DEFAULT ''::character varying NOT NULL,
+    last_error character varying(200) DEFAULT ''::character varying NOT NULL
+);
+
+--
+-- Name: schema_migrations; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.schema_migrations (
+    id integer NOT NULL,
+    "timestamp" bigint NOT NULL,
+    name character varying NOT NULL
+);
+
+--
+-- Name: schema_migrations_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.schema_migrations_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: schema_migrations_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.schema_migrations_id_seq OWNED BY public.schema_migrations.id;
+
+--
+-- Name: social_identities; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.social_identities (
+    id integer NOT NULL,
+    provider character varying(16) NOT NULL,
+    subject character varying(255) NOT NULL,
+    user_id integer NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT social_identities_provider_check CHECK (((provider)::text = ANY ((ARRAY['apple'::character varying, 'google'::character varying])::text[])))
+);
+
+--
+-- Name: social_identities_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.social_identities_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: social_identities_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.social_identities_id_seq OWNED BY public.social_identities.id;
+
+--
+-- Name: used_identity_tokens; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.used_identity_tokens (
+    key character varying(128) NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
+--
+-- Name: users; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.users (
+    id integer NOT NULL,
+    username character varying(150) NOT NULL,
+    email character varying(254) NOT NULL,
+    password_hash text,
+    is_staff boolean DEFAULT false NOT NULL,
+    is_active boolean DEFAULT true NOT NULL,
+    first_name character varying(150) DEFAULT ''::character varying NOT NULL,
+    last_name character varying(150) DEFAULT ''::character varying NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_login_at timestamp with time zone
+);
+
+--
+-- Name: users_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.users_id_seq
+    AS integer
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: users_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.users_id_seq OWNED BY public.users.id;
+
+--
+-- Name: contributor_agreements id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.contributor_agreements ALTER COLUMN id SET DEFAULT nextval('public.contributor_agreements_id_seq'::regclass);
+
+--
+-- Name: device_tokens id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.device_tokens ALTER COLUMN id SET DEFAULT nextval('public.device_tokens_id_seq'::regclass);
+
+--
+-- Name: enrichment_jobs id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.enrichment_jobs ALTER COLUMN id SET DEFAULT nextval('public.enrichment_jobs_id_seq'::regclass);
+
+--
+-- Name: export_versions id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.export_versions ALTER COLUMN id SET DEFAULT nextval('public.export_versions_id_seq'::regclass);
+
+--
+-- Name: libraries id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.libraries ALTER COLUMN id SET DEFAULT nextval('public.libraries_id_seq'::regclass);
+
+--
+-- Name: library_photos id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_photos ALTER COLUMN id SET DEFAULT nextval('public.library_photos_id_seq'::regclass);
+
+--
+-- Name: map_contribution_events id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.map_contribution_events ALTER COLUMN id SET DEFAULT nextval('public.map_contribution_events_id_seq'::regclass);
+
+--
+-- Name: map_contributions id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.map_contributions ALTER COLUMN id SET DEFAULT nextval('public.map_contributions_id_seq'::regclass);
+
+--
+-- Name: moderation_audit_events id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.moderation_audit_events ALTER COLUMN id SET DEFAULT nextval('public.moderation_audit_events_id_seq'::regclass);
+
+--
+-- Name: reports id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.reports ALTER COLUMN id SET DEFAULT nextval('public.reports_id_seq'::regclass);
+
+--
+-- Name: schema_migrations id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schema_migrations ALTER COLUMN id SET DEFAULT nextval('public.schema_migrations_id_seq'::regclass);
+
+--
+-- Name: social_identities id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.social_identities ALTER COLUMN id SET DEFAULT nextval('public.social_identities_id_seq'::regclass);
+
+--
+-- Name: users id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.users ALTER COLUMN id SET DEFAULT nextval('public.users_id_seq'::regclass);
+
+--
+-- Name: schema_migrations PK_62441bec32630ced9e4cccae336; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schema_migrations
+    ADD CONSTRAINT "PK_62441bec32630ced9e4cccae336" PRIMARY KEY (id);
+
+--
+-- Name: console_sessions console_sessions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.console_sessions
+    ADD CONSTRAINT console_sessions_pkey PRIMARY KEY (token_hash);
+
+--
+-- Name: console_sessions console_sessions_session_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.console_sessions
+    ADD CONSTRAINT console_sessions_session_key UNIQUE (session_id);
+
+--
+-- Name: contributor_agreements contributor_agreements_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.contributor_agreements
+    ADD CONSTRAINT contributor_agreements_pkey PRIMARY KEY (id);
+
+--
+-- Name: contributor_agreements contributor_agreements_user_id_version_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.contributor_agreements
+    ADD CONSTRAINT contributor_agreements_user_id_version_key UNIQUE (user_id, version);
+
+--
+-- Name: device_tokens device_tokens_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.device_tokens
+    ADD CONSTRAINT device_tokens_pkey PRIMARY KEY (id);
+
+--
+-- Name: device_tokens device_tokens_token_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.device_tokens
+    ADD CONSTRAINT device_tokens_token_key UNIQUE (token);
+
+--
+-- Name: enrichment_jobs enrichment_jobs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.enrichment_jobs
+    ADD CONSTRAINT enrichment_jobs_pkey PRIMARY KEY (id);
+
+--
+-- Name: export_versions export_versions_file_stem_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.export_versions
+    ADD CONSTRAINT export_versions_file_stem_key UNIQUE (file_stem);
+
+--
+-- Name: export_versions export_versions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.export_versions
+    ADD CONSTRAINT export_versions_pkey PRIMARY KEY (id);
+
+--
+-- Name: favourites favourites_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.favourites
+    ADD CONSTRAINT favourites_pkey PRIMARY KEY (user_id, library_id);
+
+--
+-- Name: libraries libraries_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.libraries
+    ADD CONSTRAINT libraries_pkey PRIMARY KEY (id);
+
+--
+-- Name: libraries libraries_slug_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.libraries
+    ADD CONSTRAINT libraries_slug_key UNIQUE (slug);
+
+--
+-- Name: library_map_cells library_map_cells_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_map_cells
+    ADD CONSTRAINT library_map_cells_pkey PRIMARY KEY (level, cx, cy);
+
+--
+-- Name: library_photos library_photos_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_photos
+    ADD CONSTRAINT library_photos_pkey PRIMARY KEY (id);
+
+--
+-- Name: map_contribution_events map_contribution_events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.map_contribution_events
+    ADD CONSTRAINT map_contribution_events_pkey PRIMARY KEY (id);
+
+--
+-- Name: map_contributions map_contributions_attempt_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.map_contributions
+    ADD CONSTRAINT map_contributions_attempt_key UNIQUE (last_attempt_key);
+
+--
+-- Name: map_contributions map_contributions_library_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.map_contributions
+    ADD CONSTRAINT map_contributions_library_key UNIQUE (library_id);
+
+--
+-- Name: map_contributions map_contributions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.map_contributions
+    ADD CONSTRAINT map_contributions_pkey PRIMARY KEY (id);
+
+--
+-- Name: map_write_state map_write_state_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.map_write_state
+    ADD CONSTRAINT map_write_state_pkey PRIMARY KEY (id);
+
+--
+-- Name: moderation_audit_events moderation_audit_events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.moderation_audit_events
+    ADD CONSTRAINT moderation_audit_events_pkey PRIMARY KEY (id);
+
+--
+-- Name: refresh_sessions refresh_sessions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.refresh_sessions
+    ADD CONSTRAINT refresh_sessions_pkey PRIMARY KEY (id);
+
+--
+-- Name: reports reports_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.reports
+    ADD CONSTRAINT reports_pkey PRIMARY KEY (id);
+
+--
+-- Name: scheduled_tasks scheduled_tasks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.scheduled_tasks
+    ADD CONSTRAINT scheduled_tasks_pkey PRIMARY KEY (name);
+
+--
+-- Name: social_identities social_identities_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.social_identities
+    ADD CONSTRAINT social_identities_pkey PRIMARY KEY (id);
+
+--
+-- Name: social_identities social_identities_provider_subject_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.social_identities
+    ADD CONSTRAINT social_identities_provider_subject_key UNIQUE (provider, subject);
+
+--
+-- Name: used_identity_tokens used_identity_tokens_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.used_identity_tokens
+    ADD CONSTRAINT used_identity_tokens_pkey PRIMARY KEY (key);
+
+--
+-- Name: users users_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.users
+    ADD CONSTRAINT users_pkey PRIMARY KEY (id);
+
+--
+-- Name: console_sessions_last_seen_at_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX console_sessions_last_seen_at_idx ON public.console_sessions USING btree (last_seen_at);
+
+--
+-- Name: contributor_agreements_user_accepted_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX contributor_agreements_user_accepted_idx ON public.contributor_agreements USING btree (user_id, accepted_at DESC, id DESC);
+
+--
+-- Name: device_tokens_session_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX device_tokens_session_id_idx ON public.device_tokens USING btree (session_id);
+
+--
+-- Name: device_tokens_user_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX device_tokens_user_id_idx ON public.device_tokens USING btree (user_id);
+
+--
+-- Name: enrichment_jobs_due_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX enrichment_jobs_due_idx ON public.enrichment_jobs USING btree (run_after) WHERE ((status)::text = ANY ((ARRAY['queued'::character varying, 'running'::character varying])::text[]));
+
+--
+-- Name: enrichment_jobs_library_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX enrichment_jobs_library_idx ON public.enrichment_jobs USING btree (library_id);
+
+--
+-- Name: export_versions_status_generated_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX export_versions_status_generated_idx ON public.export_versions USING btree (status, generated_at DESC, id DESC);
+
+--
+-- Name: favourites_library_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX favourites_library_idx ON public.favourites USING btree (library_id);
+
+--
+-- Name: favourites_user_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX favourites_user_created_idx ON public.favourites USING btree (user_id, created_at DESC);
+
+--
+-- Name: libraries_approved_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_id_idx ON public.libraries USING btree (id) WHERE ((status)::text = 'approved'::text);
+
+--
+-- Name: libraries_approved_point_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_point_idx ON public.libraries USING gist (point(public.st_x((location)::public.geometry), public.st_y((location)::public.geometry))) INCLUDE (location) WHERE ((status)::text = 'approved'::text);
+
+--
+-- Name: libraries_city_trgm_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_city_trgm_idx ON public.libraries USING gin (lower((city)::text) public.gin_trgm_ops);
+
+--
+-- Name: libraries_created_by_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_created_by_idx ON public.libraries USING btree (created_by, created_at DESC);
+
+--
+-- Name: libraries_external_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_external_id_idx ON public.libraries USING btree (external_id) WHERE ((external_id)::text <> ''::text);
+
+--
+-- Name: libraries_location_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_location_idx ON public.libraries USING gist (location);
+
+--
+-- Name: libraries_pending_photo_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_pending_photo_key_idx ON public.libraries USING btree (((pending_photo ->> 'photo_key'::text))) WHERE (pending_photo IS NOT NULL);
+
+--
+-- Name: libraries_pending_thumbnail_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_pending_thumbnail_key_idx ON public.libraries USING btree (((pending_photo ->> 'thumbnail_key'::text))) WHERE (pending_photo IS NOT NULL);
+
+--
+-- Name: libraries_photo_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_photo_key_idx ON public.libraries USING btree (photo_key) WHERE (photo_key IS NOT NULL);
+
+--
+-- Name: libraries_postal_code_trgm_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_postal_code_trgm_idx ON public.libraries USING gin (postal_code public.gin_trgm_ops);
+
+--
+-- Name: libraries_search_text_trgm_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_search_text_trgm_idx ON public.libraries USING gin (search_text public.gin_trgm_ops);
+
+--
+-- Name: libraries_search_vector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_search_vector_idx ON public.libraries USING gin (search_vector);
+
+--
+-- Name: libraries_slug_pattern_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_slug_pattern_idx ON public.libraries USING btree (slug varchar_pattern_ops);
+
+--
+-- Name: libraries_status_country_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_status_country_idx ON public.libraries USING btree (status, country);
+
+--
+-- Name: libraries_status_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_status_created_idx ON public.libraries USING btree (status, created_at DESC, id DESC);
+
+--
+-- Name: libraries_submission_origin_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_submission_origin_idx ON public.libraries USING btree (submission_origin);
+
+--
+-- Name: libraries_thumbnail_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_thumbnail_key_idx ON public.libraries USING btree (thumbnail_key) WHERE (thumbnail_key IS NOT NULL);
+
+--
+-- Name: library_map_cells_row_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_map_cells_row_idx ON public.library_map_cells USING btree (level, cy, cx);
+
+--
+-- Name: library_photos_created_by_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_photos_created_by_idx ON public.library_photos USING btree (created_by, created_at DESC);
+
+--
+-- Name: library_photos_library_status_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_photos_library_status_idx ON public.library_photos USING btree (library_id, status, created_at DESC);
+
+--
+-- Name: library_photos_photo_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_photos_photo_key_idx ON public.library_photos USING btree (photo_key);
+
+--
+-- Name: library_photos_status_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_photos_status_created_idx ON public.library_photos USING btree (status, created_at DESC);
+
+--
+-- Name: library_photos_thumbnail_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_photos_thumbnail_key_idx ON public.library_photos USING btree (thumbnail_key);
+
+--
+-- Name: map_contribution_events_actor_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX map_contribution_events_actor_idx ON public.map_contribution_events USING btree (lower((actor_username)::text), id);
+
+--
+-- Name: map_contribution_events_contribution_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX map_contribution_events_contribution_idx ON public.map_contribution_events USING btree (contribution_id, id);
+
+--
+-- Name: map_contribution_events_library_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX map_contribution_events_library_idx ON public.map_contribution_events USING btree (library_id, id);
+
+--
+-- Name: map_contributions_element_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX map_contributions_element_key ON public.map_contributions USING btree (mapdb_element_type, mapdb_element_id) WHERE (mapdb_element_id IS NOT NULL);
+
+--
+-- Name: map_contributions_status_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX map_contributions_status_idx ON public.map_contributions USING btree (status);
+
+--
+-- Name: moderation_audit_events_actor_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX moderation_audit_events_actor_idx ON public.moderation_audit_events USING btree (lower((actor_username)::text), id);
+
+--
+-- Name: moderation_audit_events_kind_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX moderation_audit_events_kind_idx ON public.moderation_audit_events USING btree (kind, id);
+
+--
+-- Name: moderation_audit_events_library_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX moderation_audit_events_library_idx ON public.moderation_audit_events USING btree (library_id, id);
+
+--
+-- Name: refresh_sessions_user_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX refresh_sessions_user_id_idx ON public.refresh_sessions USING btree (user_id);
+
+--
+-- Name: reports_created_by_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX reports_created_by_idx ON public.reports USING btree (created_by, created_at DESC);
+
+--
+-- Name: reports_library_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX reports_library_idx ON public.reports USING btree (library_id);
+
+--
+-- Name: reports_photo_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX reports_photo_key_idx ON public.reports USING btree (photo_key) WHERE (photo_key IS NOT NULL);
+
+--
+-- Name: reports_status_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX reports_status_created_idx ON public.reports USING btree (status, created_at DESC);
+
+--
+-- Name: reports_thumbnail_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX reports_thumbnail_key_idx ON public.reports USING btree (thumbnail_key) WHERE (thumbnail_key IS NOT NULL);
+
+--
+-- Name: social_identities_user_id_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX social_identities_user_id_idx ON public.social_identities USING btree (user_id);
+
+--
+-- Name: used_identity_tokens_expires_at_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX used_identity_tokens_expires_at_idx ON public.used_identity_tokens USING btree (expires_at);
+
+--
+-- Name: users_email_lower_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX users_email_lower_key ON public.users USING btree (lower((email)::text)) WHERE ((email)::text <> ''::text);
+
+--
+-- Name: users_username_lower_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX users_username_lower_key ON public.users USING btree (lower((username)::text));
+
+--
+-- Name: libraries libraries_map_cells_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_map_cells_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_map_cells_sync();
+
+--
+-- Name: libraries libraries_map_cells_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_map_cells_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_map_cells_sync();
+
+--
+-- Name: libraries libraries_map_cells_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_map_cells_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_map_cells_sync();
+
+--
+-- Name: map_contribution_events map_contribution_events_append_only; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER map_contribution_events_append_only BEFORE DELETE OR UPDATE ON public.map_contribution_events FOR EACH ROW EXECUTE FUNCTION public.map_contribution_events_append_only();
+
+--
+-- Name: map_contribution_events map_contribution_events_no_truncate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER map_contribution_events_no_truncate BEFORE TRUNCATE ON public.map_contribution_events FOR EACH STATEMENT EXECUTE FUNCTION public.map_contribution_events_append_only();
+
+--
+-- Name: moderation_audit_events moderation_audit_events_append_only; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER moderation_audit_events_append_only BEFORE DELETE OR UPDATE ON public.moderation_audit_events FOR EACH ROW EXECUTE FUNCTION public.moderation_audit_events_append_only();
+
+--
+-- Name: moderation_audit_events moderation_audit_events_no_truncate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER moderation_audit_events_no_truncate BEFORE TRUNCATE ON public.moderation_audit_events FOR EACH STATEMENT EXECUTE FUNCTION public.moderation_audit_events_append_only();
+
+--
+-- Name: console_sessions console_sessions_session_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.console_sessions
+    ADD CONSTRAINT console_sessions_session_id_fkey FOREIGN KEY (session_id) REFERENCES public.refresh_sessions(id) ON DELETE CASCADE;
+
+--
+-- Name: contributor_agreements contributor_agreements_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.contributor_agreements
+    ADD CONSTRAINT contributor_agreements_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: device_tokens device_tokens_session_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.device_tokens
+    ADD CONSTRAINT device_tokens_session_id_fkey FOREIGN KEY (session_id) REFERENCES public.refresh_sessions(id) ON DELETE SET NULL;
+
+--
+-- Name: device_tokens device_tokens_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.device_tokens
+    ADD CONSTRAINT device_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: enrichment_jobs enrichment_jobs_library_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.enrichment_jobs
+    ADD CONSTRAINT enrichment_jobs_library_id_fkey FOREIGN KEY (library_id) REFERENCES public.libraries(id) ON DELETE CASCADE;
+
+--
+-- Name: favourites favourites_library_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.favourites
+    ADD CONSTRAINT favourites_library_id_fkey FOREIGN KEY (library_id) REFERENCES public.libraries(id) ON DELETE CASCADE;
+
+--
+-- Name: favourites favourites_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.favourites
+    ADD CONSTRAINT favourites_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: libraries libraries_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.libraries
+    ADD CONSTRAINT libraries_created_by_fkey FOREIGN KEY (created_by) REFERENCES public.users(id) ON DELETE SET NULL;
+
+--
+-- Name: library_photos library_photos_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_photos
+    ADD CONSTRAINT library_photos_created_by_fkey FOREIGN KEY (created_by) REFERENCES public.users(id) ON DELETE SET NULL;
+
+--
+-- Name: library_photos library_photos_library_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_photos
+    ADD CONSTRAINT library_photos_library_id_fkey FOREIGN KEY (library_id) REFERENCES public.libraries(id) ON DELETE CASCADE;
+
+--
+-- Name: map_contribution_events map_contribution_events_contribution_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.map_contribution_events
+    ADD CONSTRAINT map_contribution_events_contribution_id_fkey FOREIGN KEY (contribution_id) REFERENCES public.map_contributions(id);
+
+--
+-- Name: map_contributions map_contributions_contributed_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.map_contributions
+    ADD CONSTRAINT map_contributions_contributed_by_fkey FOREIGN KEY (contributed_by) REFERENCES public.users(id) ON DELETE SET NULL;
+
+--
+-- Name: map_contributions map_contributions_library_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.map_contributions
+    ADD CONSTRAINT map_contributions_library_id_fkey FOREIGN KEY (library_id) REFERENCES public.libraries(id) ON DELETE CASCADE;
+
+--
+-- Name: refresh_sessions refresh_sessions_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.refresh_sessions
+    ADD CONSTRAINT refresh_sessions_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: reports reports_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.reports
+    ADD CONSTRAINT reports_created_by_fkey FOREIGN KEY (created_by) REFERENCES public.users(id) ON DELETE SET NULL;
+
+--
+-- Name: reports reports_library_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.reports
+    ADD CONSTRAINT reports_library_id_fkey FOREIGN KEY (library_id) REFERENCES public.libraries(id) ON DELETE CASCADE;
+
+--
+-- Name: social_identities social_identities_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.social_identities
+    ADD CONSTRAINT social_identities_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- PostgreSQL database dump complete
+--
