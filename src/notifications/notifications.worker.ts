@@ -195,11 +195,10 @@ export class NotificationsWorker implements OnApplicationBootstrap, OnModuleDest
 }
 
 function errorCategory(error: unknown): string {
-  const code =
-    (error as { code?: unknown; responseCode?: unknown }).responseCode ??
-    (error as { code?: unknown }).code;
-  return `${code ? `${String(code)}: ` : ''}${(error as Error).message ?? String(error)}`.slice(
-    0,
-    200,
+  const { code, responseCode } = error as { code?: unknown; responseCode?: unknown };
+  const label = [responseCode, code].find(
+    (value): value is string | number => typeof value === 'string' || typeof value === 'number',
   );
+  const message = error instanceof Error ? error.message : 'unknown error';
+  return `${label !== undefined ? `${label}: ` : ''}${message}`.slice(0, 200);
 }

@@ -56,7 +56,7 @@ export class MailTransport implements OnModuleDestroy {
     };
     let info: { message?: unknown };
     try {
-      info = (await this.transporter.sendMail(message)) as { message?: unknown };
+      info = await this.transporter.sendMail(message);
     } catch (error) {
       const code = (error as { responseCode?: number }).responseCode;
       if (typeof code === 'number' && code >= 500 && code < 600) {

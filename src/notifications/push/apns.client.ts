@@ -119,10 +119,10 @@ export class ApnsClient implements OnModuleDestroy {
         let reason = '';
         if (chunks.length) {
           try {
-            reason = String(
-              (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { reason?: unknown }).reason ??
-                '',
-            );
+            const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+              reason?: unknown;
+            };
+            reason = typeof answer.reason === 'string' ? answer.reason : '';
           } catch {
             reason = 'unreadable answer';
           }
@@ -140,7 +140,7 @@ export class ApnsClient implements OnModuleDestroy {
     const session = connect(url, {
       ...(apns.testCa ? { ca: [...rootCertificates, apns.testCa] } : {}),
     });
-    session.on('error', (error) => {
+    session.on('error', (error: Error) => {
       this.logger.warn(`APNs connection to ${url} failed: ${error.message}`);
     });
     session.on('close', () => {

@@ -13,8 +13,11 @@ function clip(text: string, max: number): string {
  * The alert of each push. Public facts only (library name and slug, the moderators' reason, counts): never an
  * email address, a username or a contact.
  */
+const textOf = (value: unknown): string =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+
 export function pushText(kind: NotificationKind, data: Record<string, unknown>): PushText {
-  const name = clip(String(data.name ?? ''), 80);
+  const name = clip(textOf(data.name), 80);
   switch (kind) {
     case 'library_approved':
       return { title: 'Bookcase published', body: `"${name}" is now on the map. Thank you!` };
@@ -23,7 +26,7 @@ export function pushText(kind: NotificationKind, data: Record<string, unknown>):
         title: 'Bookcase not published',
         body: clip(
           data.reason
-            ? `"${name}" was not published: ${String(data.reason)}`
+            ? `"${name}" was not published: ${textOf(data.reason)}`
             : `"${name}" was not published.`,
           230,
         ),
