@@ -7,13 +7,19 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { NotificationJobsRepository } from '../../src/notifications/notification-jobs.repository.js';
 import { NotificationsWorker } from '../../src/notifications/notifications.worker.js';
-import { bearer, makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
+import {
+  bearer,
+  loginUser,
+  makeStaff,
+  registerUser,
+  type RegisteredUser,
+} from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
 import { postPhoto } from '../support/community.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 import { FakeApnsServer, type ApnsRequest } from '../support/fake-apns.js';
-import { createLibrary } from '../support/libraries.js';
+import { createLibrary, multipart } from '../support/libraries.js';
 
 const MINUTE = 60_000;
 
@@ -211,6 +217,70 @@ describe('push notifications (APNs provider API)', () => {
     await worker.runOnce();
     expect(pushesTo(otherDevice)).toHaveLength(0);
     expect(pushesTo(staffDevice)).toHaveLength(3);
+  });
+
+  it('counts reports, staged owner edits and community photos as moderation work too', async () => {
+    const owner = await registerUser(t.http);
+    const library = await createLibrary(t.http, owner.access, { name: 'Station Shelf' });
+    await decide(library.slug, { status: 'approved' });
+    clock.advance(20 * MINUTE);
+    await worker.runOnce();
+    apns.clear();
+    const reporter = await registerUser(t.http);
+    const work = [
+      () =>
+        multipart(
+          request(t.http).post(`/api/v1/libraries/${library.slug}/report`),
+          { reason: 'damaged', details: 'The door is off.' },
+          null,
+          reporter.access,
+        ).expect(201),
+      () =>
+        multipart(
+          request(t.http).patch(`/api/v1/libraries/${library.slug}`),
+          { description: 'Now with a bench.' },
+          null,
+          owner.access,
+        ).expect(200),
+      () =>
+        postPhoto(t.http, reporter.access, library.slug).then((res) =>
+          expect(res.status).toBe(201),
+        ),
+    ];
+    for (const [index, act] of work.entries()) {
+      await act();
+      const queued = await query(
+        "SELECT 1 FROM notification_jobs WHERE kind = 'moderation_work' AND status = 'queued' AND user_id = $1",
+        [staff.id],
+      );
+      expect([index, queued.length]).toEqual([index, 1]);
+      clock.advance(20 * MINUTE);
+      await worker.runOnce();
+      expect(pushesTo(staffDevice)).toHaveLength(index + 1);
+    }
+  });
+
+  it('forgets finished jobs after 30 days', async () => {
+    const { library } = await submitter();
+    await decide(library.slug, { status: 'approved' });
+    await worker.runOnce();
+    const finished = () =>
+      query('SELECT 1 FROM notification_jobs WHERE finished_at IS NOT NULL AND finished_at <= $1', [
+        clock.date(),
+      ]);
+    expect((await finished()).length).toBeGreaterThan(0);
+    clock.advance(29 * 24 * 60 * MINUTE);
+    await worker.runOnce();
+    expect((await finished()).length).toBeGreaterThan(0);
+    clock.advance(2 * 24 * 60 * MINUTE);
+    await worker.runOnce();
+    expect(
+      await query('SELECT 1 FROM notification_jobs WHERE finished_at < $1', [
+        new Date(clock.now() - 30 * 24 * 60 * MINUTE),
+      ]),
+    ).toEqual([]);
+    // A month later: the staff member signs in again for the tests that follow.
+    staff = { ...staff, ...(await loginUser(t.http, staff.username, staff.password)) };
   });
 
   it('deactivates a token APNs answers 410 Unregistered or 400 BadDeviceToken for, and pushes to it no more', async () => {
