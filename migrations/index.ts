@@ -8,7 +8,10 @@ import { MediaReferences1764400000000 } from './1764400000000-media-references.j
 import { LibraryMapCells1764600000000 } from './1764600000000-library-map-cells.js';
 import { ModerationAudit1764700000000 } from './1764700000000-moderation-audit.js';
 import { OpenData1764800000000 } from './1764800000000-open-data.js';
+import { IdempotencyKeys1764900000000 } from './1764900000000-idempotency-keys.js';
 import { Notifications1765300000000 } from './1765300000000-notifications.js';
+import { LibraryCounts1765400000000 } from './1765400000000-library-counts.js';
+import { FavouritesPageIndex1765400000001 } from './1765400000001-favourites-page-index.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -22,5 +25,8 @@ export const MIGRATIONS = [
   LibraryMapCells1764600000000,
   ModerationAudit1764700000000,
   OpenData1764800000000,
+  IdempotencyKeys1764900000000,
   Notifications1765300000000,
+  LibraryCounts1765400000000,
+  FavouritesPageIndex1765400000001,
 ];

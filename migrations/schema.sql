@@ -50,6 +50,52 @@ CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
 COMMENT ON EXTENSION unaccent IS 'text search dictionary that removes accents';
 
 --
+-- Name: bookcase_library_counts_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_library_counts_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      BEGIN
+        CREATE TEMP TABLE IF NOT EXISTS bookcase_counts_delta
+          (country char(2), day date, approved integer, with_photo integer) ON COMMIT DROP;
+        DELETE FROM bookcase_counts_delta;
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO bookcase_counts_delta
+          SELECT n.country, (n.created_at AT TIME ZONE 'UTC')::date, count(*),
+                 count(*) FILTER (WHERE n.photo_key IS NOT NULL)
+          FROM new_rows n WHERE n.status = 'approved' GROUP BY 1, 2;
+        ELSIF TG_OP = 'DELETE' THEN
+          INSERT INTO bookcase_counts_delta
+          SELECT o.country, (o.created_at AT TIME ZONE 'UTC')::date, -count(*),
+                 -count(*) FILTER (WHERE o.photo_key IS NOT NULL)
+          FROM old_rows o WHERE o.status = 'approved' GROUP BY 1, 2;
+        ELSE
+          INSERT INTO bookcase_counts_delta
+          SELECT d.country, d.day, sum(d.delta), sum(d.photo)
+          FROM (SELECT o.country, (o.created_at AT TIME ZONE 'UTC')::date AS day, -1 AS delta,
+                       CASE WHEN o.photo_key IS NULL THEN 0 ELSE -1 END AS photo
+                FROM old_rows o WHERE o.status = 'approved'
+                UNION ALL
+                SELECT n.country, (n.created_at AT TIME ZONE 'UTC')::date, 1,
+                       CASE WHEN n.photo_key IS NULL THEN 0 ELSE 1 END
+                FROM new_rows n WHERE n.status = 'approved') d
+          GROUP BY 1, 2 HAVING sum(d.delta) <> 0 OR sum(d.photo) <> 0;
+        END IF;
+        INSERT INTO library_counts AS c (country, day, approved, with_photo)
+        SELECT country, day, approved, with_photo FROM bookcase_counts_delta ORDER BY 1, 2
+        ON CONFLICT (country, day) DO UPDATE
+          SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+        INSERT INTO library_country_counts AS c (country, approved, with_photo)
+        SELECT country, sum(approved), sum(with_photo) FROM bookcase_counts_delta
+        GROUP BY 1 HAVING sum(approved) <> 0 OR sum(with_photo) <> 0 ORDER BY 1
+        ON CONFLICT (country) DO UPDATE
+          SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+        RETURN NULL;
+      END
+      $$;
+
+--
 -- Name: bookcase_map_cell(double precision, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -406,6 +452,21 @@ CREATE TABLE public.favourites (
 );
 
 --
+-- Name: idempotency_keys; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.idempotency_keys (
+    user_id integer NOT NULL,
+    key character varying(128) NOT NULL,
+    scope character varying(64) NOT NULL,
+    fingerprint character(64) NOT NULL,
+    resource_id integer NOT NULL,
+    response_status smallint NOT NULL,
+    response_body jsonb NOT NULL,
+    created_at timestamp with time zone NOT NULL
+);
+
+--
 -- Name: libraries; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -469,6 +530,27 @@ CREATE SEQUENCE public.libraries_id_seq
 --
 
 ALTER SEQUENCE public.libraries_id_seq OWNED BY public.libraries.id;
+
+--
+-- Name: library_country_counts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_country_counts (
+    country character(2) NOT NULL,
+    approved integer NOT NULL,
+    with_photo integer NOT NULL
+);
+
+--
+-- Name: library_counts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_counts (
+    country character(2) NOT NULL,
+    day date NOT NULL,
+    approved integer NOT NULL,
+    with_photo integer NOT NULL
+);
 
 --
 -- Name: library_map_cells; Type: TABLE; Schema: public; Owner: -
@@ -1062,6 +1144,13 @@ ALTER TABLE ONLY public.favourites
     ADD CONSTRAINT favourites_pkey PRIMARY KEY (user_id, library_id);
 
 --
+-- Name: idempotency_keys idempotency_keys_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (user_id, key);
+
+--
 -- Name: libraries libraries_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1074,6 +1163,20 @@ ALTER TABLE ONLY public.libraries
 
 ALTER TABLE ONLY public.libraries
     ADD CONSTRAINT libraries_slug_key UNIQUE (slug);
+
+--
+-- Name: library_country_counts library_country_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_country_counts
+    ADD CONSTRAINT library_country_counts_pkey PRIMARY KEY (country);
+
+--
+-- Name: library_counts library_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_counts
+    ADD CONSTRAINT library_counts_pkey PRIMARY KEY (country, day);
 
 --
 -- Name: library_map_cells library_map_cells_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1253,7 +1356,13 @@ CREATE INDEX favourites_library_idx ON public.favourites USING btree (library_id
 -- Name: favourites_user_created_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX favourites_user_created_idx ON public.favourites USING btree (user_id, created_at DESC);
+CREATE INDEX favourites_user_created_idx ON public.favourites USING btree (user_id, created_at DESC, library_id DESC);
+
+--
+-- Name: idempotency_keys_created_at_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idempotency_keys_created_at_idx ON public.idempotency_keys USING btree (created_at);
 
 --
 -- Name: libraries_approved_id_idx; Type: INDEX; Schema: public; Owner: -
@@ -1356,6 +1465,12 @@ CREATE INDEX libraries_submission_origin_idx ON public.libraries USING btree (su
 --
 
 CREATE INDEX libraries_thumbnail_key_idx ON public.libraries USING btree (thumbnail_key) WHERE (thumbnail_key IS NOT NULL);
+
+--
+-- Name: library_counts_day_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_counts_day_idx ON public.library_counts USING btree (day) INCLUDE (approved, with_photo);
 
 --
 -- Name: library_map_cells_row_idx; Type: INDEX; Schema: public; Owner: -
@@ -1556,6 +1671,24 @@ CREATE UNIQUE INDEX users_email_lower_key ON public.users USING btree (lower((em
 CREATE UNIQUE INDEX users_username_lower_key ON public.users USING btree (lower((username)::text));
 
 --
+-- Name: libraries libraries_counts_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_counts_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_counts_sync();
+
+--
+-- Name: libraries libraries_counts_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_counts_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_counts_sync();
+
+--
+-- Name: libraries libraries_counts_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_counts_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_counts_sync();
+
+--
 -- Name: libraries libraries_map_cells_delete; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -1645,6 +1778,13 @@ ALTER TABLE ONLY public.favourites
 
 ALTER TABLE ONLY public.favourites
     ADD CONSTRAINT favourites_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: idempotency_keys idempotency_keys_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
 -- Name: libraries libraries_created_by_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -18,7 +18,8 @@
  *                                       the open-data export (`npm run cli -- export`, twice: a new version, then
  *                                       an unchanged pass): wall time, CPU and peak RSS of the CLI process
  *
- * Other options: --libraries N, --duration S, --warmup S, --connections 10,50, --out FILE.
+ * Other options: --libraries N, --duration S, --warmup S, --connections 10,50, --out FILE, --no-floor (skip the
+ * pgbench replay of each scenario's SQL).
  * Environment: BENCH_DATABASE_URL (or TEST_DATABASE_URL): an admin URL of a PostgreSQL server with PostGIS,
  * default postgres://postgres@127.0.0.1:5432/postgres.
  *
@@ -60,6 +61,9 @@ const SCENARIOS = [
   'proximity',
   'q',
   'search',
+  'q-words',
+  'list-filters',
+  'proximity-random',
   'detail',
   'statistics-warm',
   'statistics-cold',
@@ -84,6 +88,7 @@ const { values: args } = parseArgs({
     warmup: { type: 'string' },
     connections: { type: 'string' },
     out: { type: 'string' },
+    'no-floor': { type: 'boolean', default: false },
   },
 });
 
@@ -291,6 +296,59 @@ async function postgresCpuMs(databaseName) {
   return total + (reaped ?? 0);
 }
 
+/**
+ * CPU of the bench database's backends over a window, by sampling /proc every 200 ms (issue 22): each backend's
+ * CPU when the window ends (or when last seen, for one that exited: at most 200 ms of it is lost) minus its CPU when
+ * the window started (0 for one born inside it), plus parallel workers of those backends ("parallel worker for PID
+ * n"). Unlike postgresCpuMs it does not add the postmaster's reaped children, which on a shared server include
+ * every other database's exited connections and workers.
+ */
+function samplePostgresCpu(databaseName) {
+  const first = new Map();
+  const last = new Map();
+  let initial = null;
+  let stopped = false;
+  const scan = async () => {
+    const seen = [];
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let cmdline;
+      try {
+        cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (!cmdline.startsWith('postgres: ')) continue;
+      const leader = /parallel worker for PID (\d+)/.exec(cmdline)?.[1];
+      if (cmdline.includes(` ${databaseName} `) || (leader && last.has(leader))) seen.push(entry);
+    }
+    for (const pid of seen) {
+      const cpu = await processCpuMs(pid);
+      if (cpu === null) continue;
+      if (!first.has(pid)) first.set(pid, initial === null || initial.has(pid) ? cpu : 0);
+      last.set(pid, cpu);
+    }
+    return seen;
+  };
+  const loop = (async () => {
+    initial = new Set(await scan());
+    while (!stopped) {
+      await sleep(200);
+      await scan();
+    }
+    await scan();
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      let total = 0;
+      for (const [pid, cpu] of last) total += cpu - (first.get(pid) ?? cpu);
+      return last.size ? total : null;
+    },
+  };
+}
+
 /** Machine-wide busy and steal time (ms, all CPUs) from /proc/stat. */
 async function machineCpu() {
   try {
@@ -430,10 +488,24 @@ function cannon(base, spec, connections, duration, onResponse) {
 }
 
 async function measure(base, probe, spec, connections) {
+  // Scenarios whose URLs vary per request run in closedLoop (it knows each answer's URL: cold and warm latencies).
+  const drive = (seconds, onResponse) =>
+    spec.loop
+      ? closedLoop(base, spec, connections, seconds, onResponse)
+      : cannon(
+          base,
+          spec,
+          connections,
+          seconds,
+          onResponse && ((_c, status, size, ms) => onResponse(status, size, ms, null)),
+        );
   // RSS: the baseline before the warm-up, the peak over warm-up and measurement.
   const baselineRss = await rssBytes(probe.pid);
   const rss = probe.sampleRss();
-  const warmResult = await cannon(base, spec, connections, settings.warmup);
+  // A cold path slower than the warm-up (a common word's first count at 1M takes seconds) gets more warm-up time.
+  let warmResult = await drive(settings.warmup);
+  for (let extra = 0; extra < 4 && warmResult['2xx'] === 0; extra += 1)
+    warmResult = await drive(settings.warmup * 2);
   if (warmResult['2xx'] === 0) {
     await rss.stop();
     throw new Error(
@@ -441,34 +513,43 @@ async function measure(base, probe, spec, connections) {
     );
   }
   const latencies = [];
+  const coldLatencies = [];
+  const warmLatencies = [];
   let bytes = 0;
+  const memoBefore = await memoCounters(base);
+  const pgSampler = samplePostgresCpu(probe.databaseName);
   const before = await probe.snapshot();
-  const result = await cannon(
-    base,
-    spec,
-    connections,
-    settings.duration,
-    (_c, status, size, ms) => {
-      if (status >= 200 && status < 300) {
-        latencies.push(ms);
-        bytes += size;
-      }
-    },
-  );
+  const result = await drive(settings.duration, (status, size, ms, cold) => {
+    if (status >= 200 && status < 300) {
+      latencies.push(ms);
+      if (cold === true) coldLatencies.push(ms);
+      if (cold === false) warmLatencies.push(ms);
+      bytes += size;
+    }
+  });
   const after = await probe.snapshot();
+  const sampledPostgresCpu = await pgSampler.stop();
   const peakRss = await rss.stop();
+  const memoAfter = await memoCounters(base);
   latencies.sort((a, b) => a - b);
+  coldLatencies.sort((a, b) => a - b);
+  warmLatencies.sort((a, b) => a - b);
   const ok = latencies.length;
   const seconds = (after.at - before.at) / 1000;
   const machineTotal =
     after.machine && before.machine ? after.machine.total - before.machine.total : null;
   const serverCpu = delta(after, before, 'server');
-  const postgresCpu = delta(after, before, 'postgres');
+  const postgresCpu = sampledPostgresCpu;
   return {
     rps: ok / (result.duration || seconds),
     bytesPerResponse: ok ? bytes / ok : null,
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
+    coldShare: spec.loop && latencies.length ? coldLatencies.length / latencies.length : null,
+    coldP99: spec.loop ? quantile(coldLatencies, 0.99) : null,
+    warmP99: spec.loop ? quantile(warmLatencies, 0.99) : null,
+    memoCountHit: memoHitRate(memoBefore, memoAfter, 'count'),
+    memoPageHit: memoHitRate(memoBefore, memoAfter, 'page'),
     peakRss,
     rssGrowth: peakRss !== null && baselineRss !== null ? peakRss - baselineRss : null,
     serverCpuPerRequest: serverCpu !== null && ok ? serverCpu / ok : null,
@@ -494,6 +575,318 @@ async function measure(base, probe, spec, connections) {
         : null,
     errors: result.errors + result.timeouts + result.non2xx,
     statusCodes: result.statusCodeStats,
+  };
+}
+
+// --- realistic request mixes (issue 22) ---------------------------------------------------------------------
+/**
+ * Words people type into `q`, against the seed's vocabulary (src/cli/commands/seed-data.ts): very common ones (a word
+ * of most names or descriptions), middling and rare ones, words that match nothing, accented words (typed with and
+ * without accents), prefixes (the search is by word prefix), several words, and the seed's city and street names.
+ */
+const Q_WORDS = [
+  // common
+  'books',
+  'book',
+  'bücherschrank',
+  'library',
+  'free',
+  'little free library',
+  'nimm ein buch',
+  'bring',
+  // middling
+  'poetry',
+  'krimis',
+  'telefonzelle',
+  'telephone box',
+  'bahnhof',
+  'station',
+  'rathaus',
+  'town hall',
+  'spielplatz',
+  'playground',
+  'brunnen',
+  'cookbooks',
+  'reiseführer',
+  'volunteers',
+  'nachbarn',
+  'weatherproof',
+  'kinderbücher',
+  // rare or absent
+  'zauberberg',
+  'haiku',
+  'manga',
+  'quokka',
+  'astrophysik',
+  'comics',
+  'atlas',
+  'hörbuch',
+  'vinyl',
+  // accents, typed both ways
+  'bücher',
+  'bucher',
+  'öffentlicher',
+  'offentlicher',
+  'bücherzelle',
+  'tauschregal',
+  'zürich',
+  'zurich',
+  'köln',
+  'koln',
+  'münchen',
+  'straße',
+  'strasse',
+  'gemeindezentrum',
+  'café',
+  // prefixes
+  'bü',
+  'bib',
+  'tel',
+  'sta',
+  'nov',
+  'tau',
+  'lese',
+  'phon',
+  'neigh',
+  // several words
+  'book swap',
+  'offener bücherschrank',
+  'phone box',
+  'community bookshelf',
+  'book nook',
+  'bücherbox am markt',
+];
+
+/** Page numbers as people reach them: mostly the first, some the next few, rarely deep. */
+function realisticPage() {
+  const r = Math.random();
+  if (r < 0.7) return 1;
+  if (r < 0.9) return 2 + Math.floor(Math.random() * 3);
+  return 5 + Math.floor(Math.random() * 16);
+}
+
+function realisticGenerators(SEED_CITIES, fragments) {
+  const countries = [...new Set(SEED_CITIES.map((c) => c.country))];
+  const lngs = SEED_CITIES.map((c) => c.lng);
+  const lats = SEED_CITIES.map((c) => c.lat);
+  const span = {
+    west: Math.min(...lngs) - 1,
+    east: Math.max(...lngs) + 1,
+    south: Math.min(...lats) - 1,
+    north: Math.max(...lats) + 1,
+  };
+  const query = (params) =>
+    `${API}/libraries/?${Object.entries(params)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+      .join('&')}`;
+  const pageOf = () => {
+    const page = realisticPage();
+    return page === 1 && Math.random() < 0.5 ? {} : { page };
+  };
+  return {
+    'q-words': () => query({ q: pick(Q_WORDS), ...pageOf() }),
+    // Each filter on or off independently, so all combinations occur; page sizes of the apps (10, 20, 50).
+    'list-filters': () => {
+      const city = pick(SEED_CITIES);
+      return query({
+        country: ((r) => (r < 0.4 ? city.country : r < 0.5 ? pick(countries) : undefined))(
+          Math.random(),
+        ),
+        has_photo: Math.random() < 0.3 ? String(Math.random() < 0.7) : undefined,
+        city:
+          Math.random() < 0.3 ? city.name.slice(0, 3 + Math.floor(Math.random() * 5)) : undefined,
+        postal_code:
+          Math.random() < 0.15
+            ? pick(fragments).slice(0, 2 + Math.floor(Math.random() * 2))
+            : undefined,
+        page_size: Math.random() < 0.7 ? undefined : pick(['10', '50']),
+        ...pageOf(),
+      });
+    },
+    // 60 % within ~50 km of a seed city (dense, suburbs, countryside), 40 % anywhere in the seed's span (mostly
+    // empty areas); radius from 1 to 50 km or none (nearest first over everything).
+    'proximity-random': () => {
+      let lat;
+      let lng;
+      if (Math.random() < 0.6) {
+        const city = pick(SEED_CITIES);
+        lat = city.lat + (Math.random() - 0.5) * 0.9;
+        lng = city.lng + (Math.random() - 0.5) * 1.4;
+      } else {
+        lat = span.south + Math.random() * (span.north - span.south);
+        lng = span.west + Math.random() * (span.east - span.west);
+      }
+      return query({
+        lat: lat.toFixed(5),
+        lng: lng.toFixed(5),
+        radius_km: Math.random() < 0.75 ? String(pick([1, 2, 5, 10, 25, 50])) : undefined,
+        ...pageOf(),
+      });
+    },
+  };
+}
+
+/**
+ * When each URL was last requested in this run: a request is "cold" when its URL was not requested within the list
+ * memo's 30 s (so neither the memo nor, mostly, PostgreSQL's plan and buffer caches were primed by the same
+ * request), "warm" otherwise.
+ */
+const lastRequested = new Map();
+const MEMO_TTL_MS = 30_000;
+
+/**
+ * A closed loop like autocannon's, for scenarios whose URLs vary per request: `connections` workers over keep-alive
+ * sockets, each sending its next request when the previous answer is complete. Unlike autocannon it knows the URL of
+ * every answer, so latencies split into cold and warm.
+ */
+async function closedLoop(base, spec, connections, seconds, onResponse) {
+  const { Agent, request: httpRequest } = await import('node:http');
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const target = new URL(base);
+  const end = performance.now() + seconds * 1000;
+  const counts = { ok: 0, non2xx: 0, errors: 0 };
+  const worker = async () => {
+    while (performance.now() < end) {
+      const { path } = spec.request();
+      const now = Date.now();
+      const seen = lastRequested.get(path);
+      const cold = seen === undefined || now - seen > MEMO_TTL_MS;
+      lastRequested.set(path, now);
+      const started = performance.now();
+      try {
+        const { status, size } = await new Promise((resolveResponse, reject) => {
+          const req = httpRequest(
+            { host: target.hostname, port: target.port, path, agent, headers: spec.headers ?? {} },
+            (res) => {
+              let bytes = 0;
+              res.on('data', (chunk) => (bytes += chunk.length));
+              res.on('end', () => resolveResponse({ status: res.statusCode, size: bytes }));
+              res.on('error', reject);
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        });
+        const ms = performance.now() - started;
+        if (status >= 200 && status < 300) {
+          counts.ok += 1;
+          onResponse?.(status, size, ms, cold);
+        } else counts.non2xx += 1;
+      } catch {
+        counts.errors += 1;
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: connections }, worker));
+  agent.destroy();
+  return {
+    '2xx': counts.ok,
+    duration: (performance.now() - started) / 1000,
+    errors: counts.errors,
+    timeouts: 0,
+    non2xx: counts.non2xx,
+    statusCodeStats: {},
+  };
+}
+
+/** The list memo's counters (GET /bench/memo), as { kind: { hits, shared, misses } }. */
+async function memoCounters(base) {
+  try {
+    const res = await fetch(`${base}${API}/bench/memo`);
+    const body = await res.json();
+    return Object.fromEntries(body.items.map((item) => [item.kind, item]));
+  } catch {
+    return null;
+  }
+}
+
+/** Share of memo lookups of `kind` answered without a query of their own, between two counter readings. */
+function memoHitRate(before, after, kind) {
+  if (!before || !after || !after[kind]) return null;
+  const was = before[kind] ?? { hits: 0, shared: 0, misses: 0 };
+  const hits = after[kind].hits - was.hits + (after[kind].shared - was.shared);
+  const misses = after[kind].misses - was.misses;
+  return hits + misses ? hits / (hits + misses) : null;
+}
+
+/** Scenarios without SQL of their own to replay (or not a GET). */
+const NO_FLOOR = new Set(['ceiling', 'statistics-warm', 'submit-photo']);
+
+/** How many requests of a scenario are captured for its pgbench replay. */
+const FLOOR_SAMPLES = 40;
+
+/** A captured statement with its parameters inlined as literals of unknown type (as pg sends them). */
+function inline(statement) {
+  return statement.text.replace(/\$(\d+)/g, (_match, n) => {
+    const value = statement.params[Number(n) - 1];
+    return value === null ? 'NULL' : `'${value.replace(/'/g, "''")}'`;
+  });
+}
+
+/**
+ * The floor of a scenario: the SQL its requests read (captured by the server, GET/POST /bench/capture), replayed
+ * alone with pgbench at the same number of connections for the same duration. One pgbench transaction is one
+ * request's statements, drawn at random among FLOOR_SAMPLES captured requests; prepared when the app prepared them.
+ */
+async function measureFloor(base, spec, connections, url, databaseName, temp) {
+  const groups = [];
+  for (let i = 0; i < FLOOR_SAMPLES; i += 1) {
+    await fetch(`${base}${API}/bench/capture`, { method: 'POST' });
+    const { path } = spec.request();
+    await (await fetch(`${base}${path}`, { headers: spec.headers ?? {} })).arrayBuffer();
+    const { items } = await (await fetch(`${base}${API}/bench/capture`)).json();
+    if (items.length) groups.push(items);
+  }
+  if (!groups.length) return null;
+  const prepared = groups.every((group) => group.every((statement) => statement.prepared));
+  const script = [
+    `\\set r random(1, ${groups.length})`,
+    ...groups.flatMap((group, i) => [
+      i === 0 ? `\\if :r = 1` : `\\elif :r = ${i + 1}`,
+      ...group.map((statement) => `${inline(statement).replace(/\s+/g, ' ').trim()};`),
+    ]),
+    '\\endif',
+  ].join('\n');
+  const file = join(temp, `floor-${spec.name}.sql`);
+  writeFileSync(file, `${script}\n`);
+  const target = new URL(url);
+  const pgSampler = samplePostgresCpu(databaseName);
+  const output = await run(
+    'pgbench',
+    [
+      '-n',
+      '-M',
+      prepared ? 'prepared' : 'extended',
+      '-c',
+      String(connections),
+      '-j',
+      '2',
+      '-T',
+      String(Math.max(1, Math.round(settings.duration))),
+      '-h',
+      target.hostname,
+      '-p',
+      target.port || '5432',
+      '-U',
+      decodeURIComponent(target.username || 'postgres'),
+      '-f',
+      file,
+      databaseName,
+    ],
+    { ...process.env, PGPASSWORD: decodeURIComponent(target.password ?? '') },
+  );
+  const pgCpu = await pgSampler.stop();
+  const tps = Number(/tps = ([\d.]+)/.exec(output)?.[1] ?? NaN);
+  const transactions = Number(
+    /number of transactions actually processed: (\d+)/.exec(output)?.[1] ?? NaN,
+  );
+  return {
+    tps: Number.isFinite(tps) ? tps : null,
+    pgCpuPerTransaction: pgCpu !== null && transactions > 0 ? pgCpu / transactions : null,
+    statementsPerRequest: groups.reduce((sum, g) => sum + g.length, 0) / groups.length,
+    mode: prepared ? 'prepared' : 'extended',
   };
 }
 
@@ -790,6 +1183,13 @@ async function main() {
     }),
     q: get(() => `${API}/libraries/?q=books`),
     search: get(() => `${API}/libraries/?search=${encodeURIComponent(pick(fragments))}`),
+    // Realistic mixes (issue 22): URLs vary per request, so these run in closedLoop (cold and warm latencies).
+    ...Object.fromEntries(
+      Object.entries(realisticGenerators(SEED_CITIES, fragments)).map(([name, path]) => [
+        name,
+        { ...get(path), loop: true },
+      ]),
+    ),
     detail: get(() => `${API}/libraries/${encodeURIComponent(pick(slugs))}`),
     'statistics-warm': get(() => `${API}/statistics/`),
     countries: get(() => `${API}/libraries/countries`),
@@ -852,6 +1252,15 @@ async function main() {
       `  ${name.padEnd(16)} c=${String(connections).padEnd(3)} ${f.rps.toFixed(1).padStart(8)} req/s  ` +
         `p50 ${fmt(f.p50)} ms  p99 ${fmt(f.p99)} ms  node ${fmt(f.serverCpuPerRequest, 2)} ` +
         `pg ${fmt(f.postgresCpuPerRequest, 2)} CPU-ms/req  steal ${fmt(f.steal, 0)}%  other load ${fmt(f.others, 0)}%` +
+        (f.coldP99 !== null && f.coldP99 !== undefined
+          ? `  cold p99 ${fmt(f.coldP99)} (${fmt(100 * f.coldShare, 0)}%) warm p99 ${fmt(f.warmP99)} ms`
+          : '') +
+        (f.memoCountHit !== null && f.memoCountHit !== undefined
+          ? `  memo hit ${fmt(100 * f.memoCountHit, 0)}%`
+          : '') +
+        (f.floorTps
+          ? `  pgbench ${fmt(f.floorTps, 0)} tps (${f.floorMode}, pg ${fmt(f.floorPgCpu, 2)})`
+          : '') +
         (f.errors ? `  !! ${f.errors} errors/non-2xx ${JSON.stringify(f.statusCodes)}` : ''),
     );
 
@@ -882,6 +1291,19 @@ async function main() {
       const levels = name === 'submit-photo' ? [PHOTO_CONNECTIONS] : settings.connections;
       for (const connections of levels) {
         const figures = await measure(base, probe, { name, ...specs[name] }, connections);
+        if (!args['no-floor'] && !NO_FLOOR.has(name)) {
+          const floor = await measureFloor(
+            base,
+            { name, ...specs[name] },
+            connections,
+            url,
+            databaseName,
+            temp,
+          );
+          figures.floorTps = floor?.tps ?? null;
+          figures.floorPgCpu = floor?.pgCpuPerTransaction ?? null;
+          figures.floorMode = floor?.mode ?? null;
+        }
         record(name, connections, figures);
         line(name, connections, figures);
         if (serverExit) throw new Error(`the server died during ${name}:\n${serverOutput}`);
@@ -909,14 +1331,35 @@ async function main() {
       postgresCpu: median(figures.map((f) => f.postgresCpuPerRequest)),
       steal: median(figures.map((f) => f.steal)),
       others: median(figures.map((f) => f.others)),
+      coldShare: median(figures.map((f) => f.coldShare)),
+      coldP99: median(figures.map((f) => f.coldP99)),
+      warmP99: median(figures.map((f) => f.warmP99)),
+      memoCountHit: median(figures.map((f) => f.memoCountHit)),
+      memoPageHit: median(figures.map((f) => f.memoPageHit)),
+      floorTps: median(figures.map((f) => f.floorTps)),
+      floorPgCpu: median(figures.map((f) => f.floorPgCpu)),
       errors: figures.reduce((sum, f) => sum + f.errors, 0),
     };
     if (name === 'ceiling') ceilingAt.set(connections, row.rps);
     return row;
   });
   const ceilingRps = ceilingAt.get(10) ?? [...ceilingAt.values()][0] ?? null;
+  const ceilingCpuAt = new Map(
+    rows.filter((row) => row.name === 'ceiling').map((row) => [row.connections, row.serverCpu]),
+  );
   for (const row of rows) {
     const ceiling = ceilingAt.get(row.connections);
+    const ceilingCpu = ceilingCpuAt.get(row.connections);
+    // Node's CPU per request beyond what the framework alone costs (the ceiling route at the same connections).
+    row.nodeAboveCeiling =
+      row.serverCpu !== null &&
+      ceilingCpu !== undefined &&
+      ceilingCpu !== null &&
+      row.name !== 'ceiling'
+        ? row.serverCpu - ceilingCpu
+        : null;
+    // The share of PostgreSQL's own capacity for the scenario's SQL (pgbench, same connections) the route reaches.
+    row.floorRatio = row.floorTps ? row.rps / row.floorTps : null;
     // The photo scenario's uploads are not comparable with a 6.7 KB GET: no ratio.
     row.ratio =
       row.name === 'statistics-cold' || row.name === 'submit-photo' || !ceiling
@@ -970,6 +1413,17 @@ async function main() {
       p99_ms: round(row.p99, 2),
       ratio_to_ceiling: round(row.ratio, 3),
       peak_rss_mb: row.peakRss === null ? null : round(row.peakRss / 2 ** 20),
+      node_cpu_ms_per_request: round(row.serverCpu, 3),
+      node_cpu_ms_above_ceiling: round(row.nodeAboveCeiling, 3),
+      pg_cpu_ms_per_request: round(row.postgresCpu, 3),
+      cold_share: round(row.coldShare, 3),
+      cold_p99_ms: round(row.coldP99, 2),
+      warm_p99_ms: round(row.warmP99, 2),
+      memo_count_hit_rate: round(row.memoCountHit, 3),
+      memo_page_hit_rate: round(row.memoPageHit, 3),
+      pgbench_tps: round(row.floorTps),
+      pgbench_pg_cpu_ms_per_transaction: round(row.floorPgCpu, 3),
+      ratio_to_pgbench: round(row.floorRatio, 3),
     })),
   };
   mkdirSync(dirname(settings.out), { recursive: true });
@@ -986,7 +1440,13 @@ async function main() {
     'peak RSS MB',
     'RSS growth MB',
     'node CPU-ms/req',
+    'node above ceiling',
     'pg CPU-ms/req',
+    'cold p99',
+    'warm p99',
+    'memo hit %',
+    'pgbench tps',
+    'route/pgbench',
     'steal %',
     'other load %',
   ];
@@ -1001,7 +1461,15 @@ async function main() {
     row.peakRss === null ? '–' : (row.peakRss / 2 ** 20).toFixed(0),
     row.rssGrowth === null ? '–' : (row.rssGrowth / 2 ** 20).toFixed(0),
     fmt(row.serverCpu, 2),
+    fmt(row.nodeAboveCeiling, 2),
     fmt(row.postgresCpu, 2),
+    fmt(row.coldP99),
+    fmt(row.warmP99),
+    row.memoCountHit === null || row.memoCountHit === undefined
+      ? '–'
+      : (100 * row.memoCountHit).toFixed(0),
+    fmt(row.floorTps, 0),
+    fmt(row.floorRatio, 2),
     fmt(row.steal, 0),
     fmt(row.others, 0),
   ]);

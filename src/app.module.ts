@@ -27,6 +27,7 @@ import { StatisticsModule } from './statistics/statistics.module.js';
 import { LibrariesModule } from './libraries/libraries.module.js';
 import { LibraryDetailModule } from './libraries/library-detail.module.js';
 import { MapContributionModule } from './map-contribution/map-contribution.module.js';
+import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
 import { MapModule } from './map/map.module.js';
 import { ReportsModule } from './reports/reports.module.js';
 import { PasswordResetModule } from './password-reset/password-reset.module.js';
@@ -59,6 +60,7 @@ export class AppModule {
         RateLimitModule,
         MediaModule,
         MediaSweepModule,
+        IdempotencyModule,
         HealthModule,
         UsersModule,
         AuthModule,

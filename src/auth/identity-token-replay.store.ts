@@ -15,8 +15,11 @@ export abstract class IdentityTokenReplayStore {
 }
 
 /**
- * Shared by every instance through Redis: `SET key NX PX ttl`. While Redis fails or is slow, claims go to the
- * database table instead (the breaker's fallback), so a sign-in never depends on Redis.
+ * The database table is the record of truth; Redis only accelerates. A claim first asks Redis whether the key is
+ * known (a replay is then refused without touching the database), then claims in the database (atomic, the only
+ * decision that lets a sign-in through), and on success writes the key through to Redis. A key claimed while Redis
+ * was down, or in Redis just before an outage, is therefore still known to the database: it can never be replayed
+ * because Redis forgot it or cannot answer. Redis failures only skip the shortcut (the breaker's fallback).
  */
 export class RedisIdentityTokenReplayStore extends IdentityTokenReplayStore {
   constructor(
@@ -28,12 +31,22 @@ export class RedisIdentityTokenReplayStore extends IdentityTokenReplayStore {
     super();
   }
 
-  claim(key: string, expiresAtMs: number): Promise<boolean> {
-    const ttlMs = Math.max(1000, Math.ceil(expiresAtMs - this.clock.now()));
-    return this.breaker.run(
-      async (redis) => (await redis.set(`${this.prefix}${key}`, '1', 'PX', ttlMs, 'NX')) === 'OK',
-      () => this.database.claim(key, expiresAtMs),
+  async claim(key: string, expiresAtMs: number): Promise<boolean> {
+    const redisKey = `${this.prefix}${key}`;
+    const knownInRedis = await this.breaker.run(
+      async (redis) => (await redis.exists(redisKey)) === 1,
+      () => false,
     );
+    if (knownInRedis) return false;
+    const claimed = await this.database.claim(key, expiresAtMs);
+    if (claimed) {
+      const ttlMs = Math.max(1000, Math.ceil(expiresAtMs - this.clock.now()));
+      await this.breaker.run(
+        async (redis) => void (await redis.set(redisKey, '1', 'PX', ttlMs)),
+        () => undefined,
+      );
+    }
+    return claimed;
   }
 }
 

@@ -69,14 +69,24 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
         JWT_STRATEGY,
         { session: false },
         (error: unknown, user: AuthUser | false | undefined) => {
-          if (error) reject(error instanceof Error ? error : new Error('authentication failed'));
+          if (error) reject(asError(error));
           else resolve(user || null);
         },
       ) as (req: Request, res: Response, next: (error?: unknown) => void) => void;
       middleware(request, response, (error?: unknown) => {
-        if (error) reject(error instanceof Error ? error : new Error('authentication failed'));
+        if (error) reject(asError(error));
         else resolve(null);
       });
     });
   }
+}
+
+/**
+ * The failure as it was (an object keeps its `code`, e.g. a database that is restarting → 503); anything else wrapped.
+ * Not `instanceof Error`: errors raised by Node's own modules may come from another realm (vm contexts).
+ */
+function asError(error: unknown): Error {
+  return typeof error === 'object' && error !== null
+    ? (error as Error)
+    : new Error('authentication failed');
 }

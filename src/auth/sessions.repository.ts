@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { EntityManager, IsNull, Not, Repository } from 'typeorm';
+import { PreparedReader } from '../database/prepared-reader.js';
 import { RefreshSessionEntity } from './refresh-session.entity.js';
 
 /** The user behind a live session, as the guard needs it. */
@@ -17,6 +18,7 @@ export class SessionsRepository {
   constructor(
     @InjectRepository(RefreshSessionEntity)
     private readonly sessions: Repository<RefreshSessionEntity>,
+    private readonly reader: PreparedReader,
   ) {}
 
   async open(userId: number, now: Date, expiresAt: Date): Promise<RefreshSessionEntity> {
@@ -42,10 +44,14 @@ export class SessionsRepository {
     now: Date,
   ): Promise<SessionUser | null> {
     // Plain SQL: this runs on every authenticated request, and building it with the query builder each time was
-    // 6 % of Node's time on the favourites page (issue 7's benchmark).
-    const [row] = await this.sessions.manager.query<
-      { id: number; username: string; is_staff: boolean; expires_at: Date }[]
-    >(
+    // 6 % of Node's time on the favourites page (issue 7's benchmark). Prepared: planning the join was about half
+    // of its PostgreSQL CPU (0.09 → 0.05 ms per request at 1M libraries, issue 22).
+    const [row] = await this.reader.read<{
+      id: number;
+      username: string;
+      is_staff: boolean;
+      expires_at: Date;
+    }>(
       `SELECT u.id, u.username, u.is_staff, s.expires_at
        FROM refresh_sessions s JOIN users u ON u.id = s.user_id
        WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > $3 AND u.is_active`,

@@ -8,7 +8,20 @@ import {
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConflictResponse,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ErrorResponse } from '../common/errors/error.response.js';
+import {
+  ApiIdempotencyKeyHeader,
+  IDEMPOTENCY_CONFLICT_DESCRIPTION,
+  IdempotencyKey,
+} from '../common/idempotency/idempotency-key.decorator.js';
 import { FormBody } from '../common/validation/form-body.decorator.js';
 import { SUBMISSION_PHOTO_UPLOAD } from '../libraries/libraries.controller.js';
 import type { UploadedPhoto } from '../libraries/libraries.service.js';
@@ -36,14 +49,20 @@ export class CommunityPhotosController {
   @UseInterceptors(SUBMISSION_PHOTO_UPLOAD)
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: CreateCommunityPhotoForm })
-  @ApiCreatedResponse({ type: CommunityPhotoResponse })
+  @ApiCreatedResponse({
+    type: CommunityPhotoResponse,
+    description: 'Created; also the answer to a retry with the same Idempotency-Key and request.',
+  })
+  @ApiIdempotencyKeyHeader()
+  @ApiConflictResponse({ type: ErrorResponse, description: IDEMPOTENCY_CONFLICT_DESCRIPTION })
   create(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
     @FormBody() form: CreateCommunityPhotoDto,
     @UploadedFile() photo: UploadedPhoto | undefined,
+    @IdempotencyKey() idempotencyKey: string | null,
   ): Promise<CommunityPhotoResponse> {
-    return this.photos.create(user, slug, form, photo);
+    return this.photos.create(user, slug, form, photo, idempotencyKey);
   }
 
   /** The caller's community photos with their moderation status, newest first. */

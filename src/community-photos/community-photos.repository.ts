@@ -16,6 +16,14 @@ export interface MyPhotoRow extends LibraryRefColumns {
   created_at: Date;
 }
 
+/** A community photo as its insert returns it. */
+export interface CommunityPhotoRow {
+  id: number;
+  caption: string;
+  status: string;
+  created_at: Date;
+}
+
 @Injectable()
 export class CommunityPhotosRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -33,9 +41,10 @@ export class CommunityPhotosRepository {
       photoKey: string;
       thumbnailKey: string;
     },
-    /** Runs in the insert's transaction (queues the moderators' notice). */
-    alsoInTransaction: (manager: EntityManager) => Promise<void> = async () => {},
-  ): Promise<{ id: number; caption: string; status: string; created_at: Date } | null> {
+    /** Runs in the insert's transaction with the new row (e.g. to record an idempotency key). */
+    afterInsert: (manager: EntityManager, row: CommunityPhotoRow) => Promise<void> = () =>
+      Promise.resolve(),
+  ): Promise<CommunityPhotoRow | null> {
     return runTransaction(this.dataSource, async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [
         values.userId,
@@ -47,14 +56,12 @@ export class CommunityPhotosRepository {
         [values.userId, values.libraryId],
       );
       if (n >= PHOTOS_PER_USER_PER_LIBRARY) return null;
-      const rows = await manager.query<
-        { id: number; caption: string; status: string; created_at: Date }[]
-      >(
+      const rows = await manager.query<CommunityPhotoRow[]>(
         `INSERT INTO library_photos (library_id, created_by, caption, photo_key, thumbnail_key)
          VALUES ($1, $2, $3, $4, $5) RETURNING id, caption, status, created_at`,
         [values.libraryId, values.userId, values.caption, values.photoKey, values.thumbnailKey],
       );
-      await alsoInTransaction(manager);
+      await afterInsert(manager, rows[0]);
       return rows[0];
     });
   }

@@ -14,8 +14,19 @@ import type { MyPhotoResponse } from '../libraries/dto/library.response.js';
 import {
   CommunityPhotosRepository,
   PHOTOS_PER_USER_PER_LIBRARY,
+  type CommunityPhotoRow,
 } from './community-photos.repository.js';
 import { NotificationQueue } from '../notifications/notification.queue.js';
+import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
+
+function photoResponse(row: CommunityPhotoRow): CommunityPhotoResponse {
+  return {
+    id: row.id,
+    caption: row.caption,
+    status: row.status,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
 
 export const PHOTO_LIMIT_MESSAGE = `You can submit at most ${PHOTOS_PER_USER_PER_LIBRARY} photos per library.`;
 
@@ -27,17 +38,32 @@ export class CommunityPhotosService {
     private readonly libraries: LibrariesRepository,
     private readonly librariesService: LibrariesService,
     private readonly notifications: NotificationQueue,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
-  /** A community photo for an approved library, pending moderation; at most 3 pending or approved per user. */
+  /**
+   * A community photo for an approved library, pending moderation; at most 3 pending or approved per user. With an
+   * `Idempotency-Key`, a retry of the same request answers the original result (recorded in the insert's
+   * transaction), the same key with another request 409.
+   */
   async create(
     user: AuthUser,
     slug: string,
     dto: CreateCommunityPhotoDto,
     file: UploadedPhoto | undefined,
+    idempotencyKey: string | null = null,
   ): Promise<CommunityPhotoResponse> {
     if (!file)
       throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
+    const request = await this.idempotency.identify(
+      user.id,
+      idempotencyKey,
+      'community-photos.create',
+      { slug, ...dto },
+      file.path,
+    );
+    const earlier = await this.idempotency.replay(request);
+    if (earlier) return earlier.body as CommunityPhotoResponse;
     const library = await this.libraries.findBySlug(slug, null);
     if (!library || library.status !== 'approved') throw ApiError.notFound();
     // Cheap early refusal; the authoritative check runs under the lock below.
@@ -45,28 +71,39 @@ export class CommunityPhotosService {
       throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);
     }
     const stored = await this.librariesService.storePhoto(file, 'photos');
-    const row = await this.librariesService.withPhotoFiles(stored, () =>
-      this.photos.insertWithinLimit(
-        {
-          libraryId: library.id,
-          userId: user.id,
-          caption: dto.caption ?? '',
-          photoKey: stored.photo_key,
-          thumbnailKey: stored.thumbnail_key,
-        },
-        (manager) => this.notifications.moderationWork(manager, user.id),
-      ),
-    );
+    let row: CommunityPhotoRow | null;
+    try {
+      row = await this.librariesService.withPhotoFiles(stored, () =>
+        this.photos.insertWithinLimit(
+          {
+            libraryId: library.id,
+            userId: user.id,
+            caption: dto.caption ?? '',
+            photoKey: stored.photo_key,
+            thumbnailKey: stored.thumbnail_key,
+          },
+          async (manager, inserted) => {
+            await this.notifications.moderationWork(manager, user.id);
+            await this.idempotency.record(
+              manager,
+              request,
+              inserted.id,
+              201,
+              photoResponse(inserted),
+            );
+          },
+        ),
+      );
+    } catch (error) {
+      const first = await this.idempotency.replayAfterFailure(request, error);
+      if (first) return first.body as CommunityPhotoResponse;
+      throw error;
+    }
     if (!row) {
       await this.librariesService.discardPhoto(stored);
       throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);
     }
-    return {
-      id: row.id,
-      caption: row.caption,
-      status: row.status,
-      created_at: new Date(row.created_at).toISOString(),
-    };
+    return photoResponse(row);
   }
 
   mine(user: AuthUser, query: PaginationQueryDto): Promise<Page<MyPhotoResponse>> {

@@ -17,10 +17,12 @@ describe('loadConfig', () => {
       statementTimeoutSeconds: 30,
       idleInTransactionTimeoutSeconds: 60,
       poolWaitSeconds: 5,
+      queryTimeoutSeconds: 35,
     });
     expect(config.redisCommandTimeoutMs).toBe(200);
     expect(config.redisRetryAfterMs).toBe(1000);
     expect(config.mediaSweep).toEqual({ graceHours: 24, intervalHours: 6 });
+    expect(config.idempotencyKeyTtlHours).toBe(24);
     expect(config.rateLimit).toEqual({
       enabled: true,
       windowSeconds: 300,
@@ -60,6 +62,21 @@ describe('loadConfig', () => {
       batchMaxSize: 10,
       launchGates: [],
     });
+  });
+
+  it('bounds every query on the client a little beyond the statement timeout, unless told otherwise', () => {
+    const base = { DATABASE_URL: 'postgres://u@h/db', JWT_SECRET: SECRET };
+    const timeouts = (env: Record<string, string>) => loadConfig({ ...base, ...env }).database;
+    expect(timeouts({ DATABASE_STATEMENT_TIMEOUT_SECONDS: '10' }).queryTimeoutSeconds).toBe(15);
+    expect(timeouts({ DATABASE_STATEMENT_TIMEOUT_SECONDS: '0' }).queryTimeoutSeconds).toBe(0);
+    expect(timeouts({ DATABASE_QUERY_TIMEOUT_SECONDS: '90' }).queryTimeoutSeconds).toBe(90);
+    expect(timeouts({ DATABASE_QUERY_TIMEOUT_SECONDS: '0' }).queryTimeoutSeconds).toBe(0);
+    expect(() =>
+      timeouts({ DATABASE_STATEMENT_TIMEOUT_SECONDS: '30', DATABASE_QUERY_TIMEOUT_SECONDS: '30' }),
+    ).toThrow(
+      /DATABASE_QUERY_TIMEOUT_SECONDS: must be longer than DATABASE_STATEMENT_TIMEOUT_SECONDS/,
+    );
+    expect(() => timeouts({ DATABASE_QUERY_TIMEOUT_SECONDS: '-1' })).toThrow(ConfigError);
   });
 
   it('lists every problem at once', () => {

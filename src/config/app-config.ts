@@ -43,6 +43,9 @@ export const LAUNCH_GATES = [
   'rollback',
 ] as const;
 
+/** The client-side query bound defaults to the statement timeout plus this (a server that answers ends first). */
+const DEFAULT_QUERY_TIMEOUT_MARGIN_SECONDS = 5;
+
 /** Typed, validated configuration. Built once from the environment; the only view of it the app gets. */
 export class AppConfig {
   readonly nodeEnv!: 'development' | 'production' | 'test';
@@ -59,11 +62,18 @@ export class AppConfig {
     idleInTransactionTimeoutSeconds: number;
     /** Longest wait for a free pool connection before the request answers 503 (seconds). */
     poolWaitSeconds: number;
+    /**
+     * Client-side bound on one query (seconds, 0 = none), for a database that stopped answering: the query fails
+     * (503) and its connection is discarded. Longer than the statement timeout.
+     */
+    queryTimeoutSeconds: number;
   };
   readonly dataDir!: string;
   readonly mediaRoot!: string;
   /** The orphan sweep removes media files no row references once they are this old; runs every intervalHours (0 = start only). */
   readonly mediaSweep!: { graceHours: number; intervalHours: number };
+  /** A create's `Idempotency-Key` answers its original result for this long, then expires (and is swept). */
+  readonly idempotencyKeyTtlHours!: number;
   readonly redisUrl!: string | null;
   /** Prefix of every Redis key the service writes (rate limits, caches, replay guards). */
   readonly redisKeyPrefix!: string;
@@ -114,7 +124,7 @@ export class AppConfig {
   readonly notifications!: { pollIntervalMs: number | null };
   /** Push notifications; null: not configured (no push is queued). */
   readonly apns!: ApnsConfig | null;
-  /** Serve GET /api/v1/bench/ceiling (a DB-free route for `npm run bench`); off unless BENCH_CEILING_ROUTE=true. */
+  /** Serve the `npm run bench` routes under /api/v1/bench (ceiling, memo counters, SQL capture); off unless BENCH_CEILING_ROUTE=true. */
   readonly benchCeilingRoute!: boolean;
 
   constructor(values: AppConfig) {
@@ -232,6 +242,22 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (env.NODE_ENV === 'production' && env.SMTP_URL && !env.PUBLIC_BASE_URL) {
     problems.push('PUBLIC_BASE_URL: required with SMTP_URL in production (links in mails)');
   }
+  const statementTimeoutSeconds = env.DATABASE_STATEMENT_TIMEOUT_SECONDS ?? 30;
+  const queryTimeoutSeconds =
+    env.DATABASE_QUERY_TIMEOUT_SECONDS ??
+    (statementTimeoutSeconds > 0
+      ? statementTimeoutSeconds + DEFAULT_QUERY_TIMEOUT_MARGIN_SECONDS
+      : 0);
+  if (
+    env.DATABASE_QUERY_TIMEOUT_SECONDS !== undefined &&
+    queryTimeoutSeconds > 0 &&
+    statementTimeoutSeconds > 0 &&
+    queryTimeoutSeconds <= statementTimeoutSeconds
+  ) {
+    problems.push(
+      'DATABASE_QUERY_TIMEOUT_SECONDS: must be longer than DATABASE_STATEMENT_TIMEOUT_SECONDS (or 0: none)',
+    );
+  }
   if (problems.length) throw new ConfigError(problems);
 
   const dataDir = resolve(env.DATA_DIR ?? './data');
@@ -246,9 +272,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     database: {
       url: databaseUrl,
       poolSize: env.DATABASE_POOL_SIZE ?? 10,
-      statementTimeoutSeconds: env.DATABASE_STATEMENT_TIMEOUT_SECONDS ?? 30,
+      statementTimeoutSeconds,
       idleInTransactionTimeoutSeconds: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS ?? 60,
       poolWaitSeconds: env.DATABASE_POOL_WAIT_SECONDS ?? 5,
+      queryTimeoutSeconds,
     },
     dataDir,
     mediaRoot: resolve(env.MEDIA_ROOT ?? join(dataDir, 'media')),
@@ -256,6 +283,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       graceHours: env.MEDIA_SWEEP_GRACE_HOURS ?? 24,
       intervalHours: env.MEDIA_SWEEP_INTERVAL_HOURS ?? 6,
     },
+    idempotencyKeyTtlHours: env.IDEMPOTENCY_KEY_TTL_HOURS ?? 24,
     redisUrl: env.REDIS_URL ?? null,
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'bookcase:',
     redisCommandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS ?? 200,

@@ -106,6 +106,20 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @IsInt()
+  @Min(0)
+  @Max(86_400)
+  @Transform(toInt)
+  DATABASE_QUERY_TIMEOUT_SECONDS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(720)
+  @Transform(toInt)
+  IDEMPOTENCY_KEY_TTL_HOURS?: number;
+
+  @IsOptional()
+  @IsInt()
   @Min(1)
   @Max(8760)
   @Transform(toInt)

@@ -10,24 +10,66 @@ export interface DatabaseTimeouts {
   idleInTransactionTimeoutSeconds: number;
   /** Longest wait for a pool connection (a free one or a new one), then the query fails (→ 503). */
   poolWaitSeconds: number;
+  /**
+   * Client-side bound on one query (0 = none): a server that stopped answering (hung, SIGSTOPped, unreachable
+   * without a reset) cannot end the query itself, so the client gives up, fails it (→ 503) and discards the
+   * connection. Longer than `statementTimeoutSeconds`, which ends slow queries cleanly on a server that answers.
+   */
+  queryTimeoutSeconds: number;
 }
 
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
   statementTimeoutSeconds: 0,
   idleInTransactionTimeoutSeconds: 0,
   poolWaitSeconds: 10,
+  queryTimeoutSeconds: 0,
 };
 
+/** TCP keepalive probes start after this much idle time (the OS default is 2 h), for peers that vanished. */
+const KEEPALIVE_INITIAL_DELAY_MS = 10_000;
+
+/** node-postgres' error for a query that outlived `query_timeout`. */
+const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
+
+type QueryMethod = (...args: unknown[]) => unknown;
+
 /**
- * node-postgres emits 'error' on a client whose connection dies (server restart, pg_terminate_backend) and nobody
- * listens while the client is checked out between two queries: an unhandled 'error' event would end the process.
- * Every client of the pool therefore listens for good; the failure still reaches the query that was running and
- * makes the client unusable for the next one (which fails and is answered 503).
+ * The pool's client class, for two failure modes node-postgres leaves to the application:
+ *
+ * - It emits 'error' on a client whose connection dies (server restart, pg_terminate_backend) and nobody listens
+ *   while the client is checked out between two queries: an unhandled 'error' event would end the process. Every
+ *   client therefore listens for good; the failure still reaches the query that was running and makes the client
+ *   unusable for the next one (which fails and is answered 503).
+ * - Its `query_timeout` fails a query that got no answer in time, but the query stays active on the connection: the
+ *   client would go back to the pool (TypeORM releases it without an error) still waiting for the hung server, and
+ *   the next request using it would queue behind the old query. On that timeout the client is ended at once
+ *   (`end()` marks it ending synchronously, so pg-pool discards it on release, and destroys the socket).
  */
-class ListeningClient extends pg.Client {
+export class GuardedClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
     super(config);
     this.on('error', () => undefined);
+    const query = super.query.bind(this) as QueryMethod;
+    const discardOnTimeout = (error: unknown) => {
+      if ((error as Error | null)?.message === QUERY_TIMEOUT_MESSAGE)
+        void this.end().catch(() => undefined);
+    };
+    const guarded: QueryMethod = (...args) => {
+      const last = args.length - 1;
+      const callback = args[last];
+      if (typeof callback === 'function') {
+        args[last] = (error: unknown, result: unknown) => {
+          discardOnTimeout(error);
+          (callback as (error: unknown, result: unknown) => void)(error, result);
+        };
+        return query(...args);
+      }
+      const result = query(...args);
+      // Runs before the caller's own reaction (attached first), so the client is ending when it is released.
+      if (result instanceof Promise) result.then(undefined, discardOnTimeout);
+      return result;
+    };
+    this.query = guarded as pg.Client['query'];
   }
 }
 
@@ -51,8 +93,11 @@ export function buildDataSourceOptions(
       // Startup parameters of every connection (node-postgres omits them when 0).
       statement_timeout: timeouts.statementTimeoutSeconds * 1000,
       idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutSeconds * 1000,
+      // Client side (never sent to the server); 0 leaves it off.
+      query_timeout: timeouts.queryTimeoutSeconds * 1000 || undefined,
       keepAlive: true,
-      Client: ListeningClient,
+      keepAliveInitialDelayMillis: KEEPALIVE_INITIAL_DELAY_MS,
+      Client: GuardedClient,
     },
   };
 }

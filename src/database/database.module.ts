@@ -5,6 +5,7 @@ import {
   DEFAULT_DATABASE_TIMEOUTS,
   type DatabaseTimeouts,
 } from './data-source-options.js';
+import { PreparedReader } from './prepared-reader.js';
 
 @Module({})
 export class DatabaseModule {
@@ -17,6 +18,10 @@ export class DatabaseModule {
   ): DynamicModule {
     return {
       module: DatabaseModule,
+      // Every repository may read with prepared statements on the same pool.
+      global: true,
+      providers: [PreparedReader],
+      exports: [PreparedReader],
       imports: [
         TypeOrmModule.forRoot({
           ...buildDataSourceOptions(url, poolSize, timeouts),

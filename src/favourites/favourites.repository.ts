@@ -1,18 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { LIBRARY_COLUMNS } from '../libraries/libraries.repository.js';
-import type { LibraryRow } from '../libraries/library.row.js';
+import { PreparedReader } from '../database/prepared-reader.js';
+import { LIST_ITEM_COLUMNS } from '../libraries/list-query.js';
+import type { ListItemRow } from '../libraries/library.row.js';
 
-/** A page of a user's approved favourites ($1 user, $2 limit, $3 offset), most recently favourited first. */
-const APPROVED_FAVOURITES_PAGE = `SELECT ${LIBRARY_COLUMNS}, true AS is_favourited
+/**
+ * A page of a user's approved favourites ($1 user, $2 limit, $3 offset), most recently favourited first. The order
+ * is favourites_user_created_idx's own (`library_id` breaks ties, the same as the library's id), so PostgreSQL walks
+ * the index and stops after the page instead of joining and sorting every favourite.
+ */
+const APPROVED_FAVOURITES_PAGE = `SELECT ${LIST_ITEM_COLUMNS}, true AS is_favourited
   FROM favourites f JOIN libraries l ON l.id = f.library_id
   WHERE f.user_id = $1 AND l.status = 'approved'
-  ORDER BY f.created_at DESC, l.id DESC LIMIT $2 OFFSET $3`;
+  ORDER BY f.created_at DESC, f.library_id DESC LIMIT $2 OFFSET $3`;
+
+/** How many of the user's favourites are approved: libraries_approved_id_idx alone, no heap fetch per favourite. */
+const APPROVED_FAVOURITES_COUNT = `SELECT count(*)::int AS total FROM favourites f
+  WHERE f.user_id = $1 AND EXISTS (SELECT 1 FROM libraries a WHERE a.id = f.library_id AND a.status = 'approved')`;
 
 @Injectable()
 export class FavouritesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reader: PreparedReader,
+  ) {}
 
   /** Adds the favourite; false when it already existed (concurrent adds leave exactly one row). */
   async add(userId: number, libraryId: number): Promise<boolean> {
@@ -33,17 +45,16 @@ export class FavouritesRepository {
 
   /**
    * How many of the user's favourites are still approved, and the page of them at `offset`, in one statement (one
-   * round trip instead of two); no rows when the page is past the end.
+   * round trip instead of two); no rows when the page is past the end. Both statements are prepared: planning the
+   * joins with `libraries` was two thirds of their PostgreSQL CPU (at 1M libraries 0.62 → 0.22 ms, issue 22).
    */
   async countAndFindApproved(
     userId: number,
     limit: number,
     offset: number,
-  ): Promise<{ total: number; rows: LibraryRow[] }> {
-    const result = await this.dataSource.query<(LibraryRow & { total: number })[]>(
-      `SELECT t.total, p.* FROM (
-         SELECT count(*)::int AS total FROM favourites f JOIN libraries l ON l.id = f.library_id
-         WHERE f.user_id = $1 AND l.status = 'approved') t
+  ): Promise<{ total: number; rows: ListItemRow[] }> {
+    const result = await this.reader.read<ListItemRow & { total: number }>(
+      `SELECT t.total, p.* FROM (${APPROVED_FAVOURITES_COUNT}) t
        LEFT JOIN (${APPROVED_FAVOURITES_PAGE}) p ON true`,
       [userId, limit, offset],
     );
@@ -51,7 +62,7 @@ export class FavouritesRepository {
   }
 
   /** The user's favourites that are still approved, most recently favourited first. */
-  findApproved(userId: number, limit: number, offset: number): Promise<LibraryRow[]> {
-    return this.dataSource.query<LibraryRow[]>(APPROVED_FAVOURITES_PAGE, [userId, limit, offset]);
+  findApproved(userId: number, limit: number, offset: number): Promise<ListItemRow[]> {
+    return this.reader.read<ListItemRow>(APPROVED_FAVOURITES_PAGE, [userId, limit, offset]);
   }
 }

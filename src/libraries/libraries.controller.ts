@@ -7,10 +7,23 @@ import {
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConflictResponse,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser, OptionalAuth } from '../common/auth/auth.decorators.js';
+import { ErrorResponse } from '../common/errors/error.response.js';
 import { PublicCache } from '../common/http/cache-control.js';
+import {
+  ApiIdempotencyKeyHeader,
+  IDEMPOTENCY_CONFLICT_DESCRIPTION,
+  IdempotencyKey,
+} from '../common/idempotency/idempotency-key.decorator.js';
 import { PhotoUpload } from '../common/media/photo-upload.interceptor.js';
 import { PaginationQueryDto, type Page } from '../common/pagination/pagination.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
@@ -94,12 +107,18 @@ export class LibrariesController {
   @UseInterceptors(SUBMISSION_PHOTO_UPLOAD)
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: CreateLibraryForm })
-  @ApiCreatedResponse({ type: CreatedLibraryResponse })
+  @ApiCreatedResponse({
+    type: CreatedLibraryResponse,
+    description: 'Created; also the answer to a retry with the same Idempotency-Key and request.',
+  })
+  @ApiIdempotencyKeyHeader()
+  @ApiConflictResponse({ type: ErrorResponse, description: IDEMPOTENCY_CONFLICT_DESCRIPTION })
   create(
     @CurrentUser() user: AuthUser,
     @FormBody() form: CreateLibraryDto,
     @UploadedFile() photo: UploadedPhoto | undefined,
+    @IdempotencyKey() idempotencyKey: string | null,
   ): Promise<CreatedLibraryResponse> {
-    return this.libraries.create(user, form, photo);
+    return this.libraries.create(user, form, photo, idempotencyKey);
   }
 }

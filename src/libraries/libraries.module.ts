@@ -2,6 +2,7 @@ import { NotificationsModule } from '../notifications/notifications.module.js';
 import { Module } from '@nestjs/common';
 import { PhotoProcessor } from '../common/media/photo-processor.js';
 import { EnrichmentModule } from '../enrichment/enrichment.module.js';
+import { ApprovedListRepository } from './approved-list.repository.js';
 import { LibrariesController } from './libraries.controller.js';
 import { LibrariesRepository } from './libraries.repository.js';
 import { LibrariesService } from './libraries.service.js';
@@ -10,7 +11,19 @@ import { LibraryMapper } from './library.mapper.js';
 @Module({
   imports: [EnrichmentModule, NotificationsModule],
   controllers: [LibrariesController],
-  providers: [LibrariesRepository, LibrariesService, LibraryMapper, PhotoProcessor],
-  exports: [LibrariesRepository, LibrariesService, LibraryMapper, PhotoProcessor],
+  providers: [
+    ApprovedListRepository,
+    LibrariesRepository,
+    LibrariesService,
+    LibraryMapper,
+    PhotoProcessor,
+  ],
+  exports: [
+    ApprovedListRepository,
+    LibrariesRepository,
+    LibrariesService,
+    LibraryMapper,
+    PhotoProcessor,
+  ],
 })
 export class LibrariesModule {}

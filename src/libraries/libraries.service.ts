@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { Clock } from '../common/clock.js';
 import { ApiError, RequestValidationError } from '../common/errors/api-error.js';
+import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import {
   INVALID_PHOTO_MESSAGE,
@@ -11,12 +12,7 @@ import {
   photoKeys,
   type PhotoFolder,
 } from '../common/media/photo-processor.js';
-import {
-  paginate,
-  paginateTogether,
-  type Page,
-  type PaginationQueryDto,
-} from '../common/pagination/pagination.js';
+import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
 import { commitOutcomeUnknown, readAfterCommit } from '../database/transaction.js';
 import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import type { CreateLibraryDto } from './dto/create-library.dto.js';
@@ -34,7 +30,9 @@ import { PROTECTED_LIBRARY_FIELDS, type UpdateLibraryDto } from './dto/update-li
 import type { PendingPhoto } from './library.entity.js';
 import { LibraryMapper } from './library.mapper.js';
 import type { LibraryRow, LibraryValues } from './library.row.js';
+import { ApprovedListRepository } from './approved-list.repository.js';
 import { LibrariesRepository } from './libraries.repository.js';
+import type { LibrarySearch } from './list-query.js';
 import { baseSlug } from './slug.js';
 import { NotificationQueue } from '../notifications/notification.queue.js';
 
@@ -68,19 +66,21 @@ export class LibrariesService {
 
   constructor(
     private readonly libraries: LibrariesRepository,
+    private readonly approved: ApprovedListRepository,
     private readonly mapper: LibraryMapper,
     private readonly photos: PhotoProcessor,
     private readonly media: MediaStorage,
     private readonly clock: Clock,
     private readonly enrichment: EnrichmentQueue,
     private readonly notifications: NotificationQueue,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   async list(
     user: AuthUser | null,
     query: ListLibrariesQueryDto,
   ): Promise<Page<LibraryItemResponse>> {
-    const search = {
+    const search: LibrarySearch = {
       q: query.q || undefined,
       search: query.search || undefined,
       city: query.city || undefined,
@@ -96,36 +96,20 @@ export class LibrariesService {
             }
           : undefined,
     };
-    // The count and the requested page are read together (see countAndFindApproved).
-    const userId = user?.id ?? null;
-    return paginateTogether(
-      query,
-      async (limit, offset) => {
-        const { total, rows } = await this.libraries.countAndFindApproved(
-          search,
-          userId,
-          limit,
-          offset,
-        );
-        return { total, items: rows?.map((row) => this.mapper.item(row)) };
-      },
-      async (limit, offset) =>
-        (await this.libraries.findApproved(search, userId, limit, offset)).map((row) =>
-          this.mapper.item(row),
-        ),
-    );
+    const page = await this.approved.page(search, user?.id ?? null, query);
+    return { items: page.items.map((row) => this.mapper.item(row)), pagination: page.pagination };
   }
 
   async latest(
     user: AuthUser | null,
     query: LatestLibrariesQueryDto,
   ): Promise<LatestLibrariesResponse> {
-    const rows = await this.libraries.findLatest(query.limit, query.has_photo, user?.id ?? null);
+    const rows = await this.approved.latest(query.limit, query.has_photo, user?.id ?? null);
     return { items: rows.map((row) => this.mapper.item(row)) };
   }
 
   async countries(): Promise<CountryListResponse> {
-    const rows = await this.libraries.countApprovedByCountry();
+    const rows = await this.approved.countByCountry();
     return { items: rows.map((row) => this.mapper.country(row)) };
   }
 
@@ -148,39 +132,59 @@ export class LibrariesService {
     );
   }
 
+  /**
+   * A submission. With an `Idempotency-Key`, a retry of the same request answers the original result (the key is
+   * recorded in the row's transaction), the same key with another request 409. The answer is read inside the
+   * transaction, so nothing after the COMMIT can fail a saved submission.
+   */
   async create(
     user: AuthUser,
     dto: CreateLibraryDto,
     file: UploadedPhoto | undefined,
+    idempotencyKey: string | null = null,
   ): Promise<CreatedLibraryResponse> {
     if (!file)
       throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
+    const request = await this.idempotency.identify(
+      user.id,
+      idempotencyKey,
+      'libraries.create',
+      dto,
+      file.path,
+    );
+    const earlier = await this.idempotency.replay(request);
+    if (earlier) return earlier.body as CreatedLibraryResponse;
     const keys = await this.storePhoto(file, 'libraries');
     const allowed = dto.mapdb_submission_allowed === true;
-    const id = await this.withPhotoFiles(keys, () =>
-      this.libraries.transaction(async (manager) => {
-        const values = this.valuesFrom(dto);
-        const libraryId = await this.libraries.insert(manager, {
-          ...values,
-          slugBase: baseSlug({ city: values.city, address: values.address, name: values.name }),
-          status: 'pending',
-          origin: 'user',
-          createdBy: user.id,
-          source: '',
-          externalId: '',
-          // The permission is recorded only here, after authentication and validation succeeded.
-          mapdbSubmissionAllowed: allowed,
-          mapdbSubmissionAllowedAt: allowed ? this.clock.date() : null,
-          photoKey: keys.photo_key,
-          thumbnailKey: keys.thumbnail_key,
-        });
-        if (!values.name || !values.description) await this.enrichment.enqueue(manager, libraryId);
-        await this.notifications.moderationWork(manager, user.id);
-        return libraryId;
-      }),
+    return this.idempotency.run(request, () =>
+      this.withPhotoFiles(keys, () =>
+        this.libraries.transaction(async (manager) => {
+          const values = this.valuesFrom(dto);
+          const libraryId = await this.libraries.insert(manager, {
+            ...values,
+            slugBase: baseSlug({ city: values.city, address: values.address, name: values.name }),
+            status: 'pending',
+            origin: 'user',
+            createdBy: user.id,
+            source: '',
+            externalId: '',
+            // The permission is recorded only here, after authentication and validation succeeded.
+            mapdbSubmissionAllowed: allowed,
+            mapdbSubmissionAllowedAt: allowed ? this.clock.date() : null,
+            photoKey: keys.photo_key,
+            thumbnailKey: keys.thumbnail_key,
+          });
+          if (!values.name || !values.description)
+            await this.enrichment.enqueue(manager, libraryId);
+          await this.notifications.moderationWork(manager, user.id);
+          const body = this.mapper.created(
+            (await this.libraries.findById(libraryId, user.id, manager))!,
+          );
+          await this.idempotency.record(manager, request, libraryId, 201, body);
+          return body;
+        }),
+      ),
     );
-    const row = await readAfterCommit(() => this.libraries.findById(id, user.id));
-    return this.mapper.created(row!);
   }
 
   /**

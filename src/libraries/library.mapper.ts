@@ -10,7 +10,12 @@ import type {
   MyLibraryResponse,
   OwnerLibraryResponse,
 } from './dto/library.response.js';
-import type { CommunityPhotoRow, LibraryRefColumns, LibraryRow } from './library.row.js';
+import type {
+  CommunityPhotoRow,
+  LibraryRefColumns,
+  LibraryRow,
+  ListItemRow,
+} from './library.row.js';
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
 
@@ -107,7 +112,7 @@ export function publicLibraryFields(
 export class LibraryMapper {
   constructor(private readonly media: MediaStorage) {}
 
-  item(row: LibraryRow): LibraryItemResponse {
+  item(row: ListItemRow): LibraryItemResponse {
     return {
       ...publicLibraryFields(row, (key) => this.media.url(key)),
       lat: Number(row.lat),

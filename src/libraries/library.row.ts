@@ -41,6 +41,34 @@ export interface LibraryRow {
   is_favourited: boolean;
 }
 
+/** A row of a public list page (list-query's LIST_ITEM_COLUMNS plus is_favourited). */
+export type ListItemRow = Pick<
+  LibraryRow,
+  | 'id'
+  | 'slug'
+  | 'name'
+  | 'description'
+  | 'photo_key'
+  | 'thumbnail_key'
+  | 'lat'
+  | 'lng'
+  | 'address'
+  | 'city'
+  | 'country'
+  | 'postal_code'
+  | 'wheelchair_accessible'
+  | 'capacity'
+  | 'is_indoor'
+  | 'is_lit'
+  | 'website'
+  | 'contact'
+  | 'source'
+  | 'operator'
+  | 'brand'
+  | 'created_at'
+  | 'is_favourited'
+>;
+
 export interface CommunityPhotoRow {
   id: number;
   caption: string;

@@ -66,4 +66,20 @@ describe('ListCache', () => {
     await cache.get('c', compute(300), large);
     expect([cache.has('a'), cache.has('b'), cache.has('c')]).toEqual([false, true, true]);
   });
+
+  it('counts hits, shared queries and misses per kind of key', async () => {
+    await cache.get('count\u0000a', compute(500), large);
+    await cache.get('count\u0000a', compute(500), large);
+    await Promise.all([
+      cache.get('page\u0000b', compute(1), large),
+      cache.get('page\u0000b', compute(1), large),
+    ]);
+    expect(cache.stats()).toEqual({
+      count: { hits: 1, shared: 0, misses: 1 },
+      page: { hits: 0, shared: 1, misses: 1 },
+    });
+    // A copy: the caller cannot change the counters.
+    cache.stats().count.hits = 99;
+    expect(cache.stats().count.hits).toBe(1);
+  });
 });

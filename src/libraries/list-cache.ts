@@ -1,5 +1,8 @@
 import type { Clock } from '../common/clock.js';
 
+/** Per kind of key (the part before the first NUL): answered from the memo, joined a running query, computed. */
+export type ListCacheStats = Record<string, { hits: number; shared: number; misses: number }>;
+
 export interface ListCacheOptions {
   ttlMs: number;
   maxEntries: number;
@@ -15,6 +18,7 @@ export interface ListCacheOptions {
 export class ListCache {
   private readonly entries = new Map<string, { value: unknown; expiresAt: number }>();
   private readonly inflight = new Map<string, Promise<unknown>>();
+  private readonly counters: ListCacheStats = {};
 
   constructor(
     private readonly clock: Clock,
@@ -27,12 +31,29 @@ export class ListCache {
     return entry !== undefined && entry.expiresAt > this.clock.now();
   }
 
+  /** Counters since start, per kind of key. */
+  stats(): ListCacheStats {
+    return structuredClone(this.counters);
+  }
+
+  private count(key: string, outcome: 'hits' | 'shared' | 'misses'): void {
+    const kind = key.split('\u0000', 1)[0];
+    (this.counters[kind] ??= { hits: 0, shared: 0, misses: 0 })[outcome] += 1;
+  }
+
   async get<T>(key: string, compute: () => Promise<T>, keep: (value: T) => boolean): Promise<T> {
     const entry = this.entries.get(key);
-    if (entry && entry.expiresAt > this.clock.now()) return entry.value as T;
+    if (entry && entry.expiresAt > this.clock.now()) {
+      this.count(key, 'hits');
+      return entry.value as T;
+    }
     if (entry) this.entries.delete(key);
     const running = this.inflight.get(key);
-    if (running) return running as Promise<T>;
+    if (running) {
+      this.count(key, 'shared');
+      return running as Promise<T>;
+    }
+    this.count(key, 'misses');
     const promise = compute()
       .then((value) => {
         if (keep(value)) this.store(key, value);

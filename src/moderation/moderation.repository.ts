@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { LIBRARY_COLUMNS, likeEscape } from '../libraries/libraries.repository.js';
+import { LIBRARY_COLUMNS, likeEscape } from '../libraries/list-query.js';
 import type { LibraryRow } from '../libraries/library.row.js';
 
 /** Report and photo ids are `serial`: a larger integer names nothing (and would not fit the column). */

@@ -8,7 +8,20 @@ import {
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConflictResponse,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ErrorResponse } from '../common/errors/error.response.js';
+import {
+  ApiIdempotencyKeyHeader,
+  IDEMPOTENCY_CONFLICT_DESCRIPTION,
+  IdempotencyKey,
+} from '../common/idempotency/idempotency-key.decorator.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/auth.decorators.js';
 import { PhotoUpload } from '../common/media/photo-upload.interceptor.js';
@@ -42,14 +55,20 @@ export class ReportsController {
   )
   @ApiConsumes('multipart/form-data')
   @ApiBody({ type: CreateReportForm })
-  @ApiCreatedResponse({ type: ReportCreatedResponse })
+  @ApiCreatedResponse({
+    type: ReportCreatedResponse,
+    description: 'Created; also the answer to a retry with the same Idempotency-Key and request.',
+  })
+  @ApiIdempotencyKeyHeader()
+  @ApiConflictResponse({ type: ErrorResponse, description: IDEMPOTENCY_CONFLICT_DESCRIPTION })
   create(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
     @FormBody() form: CreateReportDto,
     @UploadedFile() photo: UploadedPhoto | undefined,
+    @IdempotencyKey() idempotencyKey: string | null,
   ): Promise<ReportCreatedResponse> {
-    return this.reports.create(user, slug, form, photo);
+    return this.reports.create(user, slug, form, photo, idempotencyKey);
   }
 
   /** The caller's reports, newest first. */

@@ -12,6 +12,13 @@ export interface MyReportRow extends LibraryRefColumns {
   created_at: Date;
 }
 
+/** A report as its insert returns it. */
+export interface ReportRow {
+  id: number;
+  reason: string;
+  created_at: Date;
+}
+
 @Injectable()
 export class ReportsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -26,11 +33,12 @@ export class ReportsRepository {
       photoKey: string | null;
       thumbnailKey: string | null;
     },
-    /** Runs in the insert's transaction (queues the moderators' notice). */
-    alsoInTransaction: (manager: EntityManager) => Promise<void> = async () => {},
-  ): Promise<{ id: number; reason: string; created_at: Date }> {
-    const rows = await runTransaction(this.dataSource, async (manager) => {
-      const inserted = await manager.query<{ id: number; reason: string; created_at: Date }[]>(
+    /** Runs in the insert's transaction with the new row (e.g. to record an idempotency key). */
+    afterInsert: (manager: EntityManager, row: ReportRow) => Promise<void> = () =>
+      Promise.resolve(),
+  ): Promise<ReportRow> {
+    return runTransaction(this.dataSource, async (manager) => {
+      const rows = await manager.query<ReportRow[]>(
         `INSERT INTO reports (library_id, created_by, reason, details, photo_key, thumbnail_key)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, reason, created_at`,
         [
@@ -42,10 +50,9 @@ export class ReportsRepository {
           values.thumbnailKey,
         ],
       );
-      await alsoInTransaction(manager);
-      return inserted;
+      await afterInsert(manager, rows[0]);
+      return rows[0];
     });
-    return rows[0];
   }
 
   async countByCreator(userId: number): Promise<number> {

@@ -7,8 +7,13 @@ import { LibrariesRepository } from '../libraries/libraries.repository.js';
 import { libraryRef } from '../libraries/library.mapper.js';
 import { LibrariesService, type UploadedPhoto } from '../libraries/libraries.service.js';
 import type { CreateReportDto } from './dto/create-report.dto.js';
-import { ReportsRepository } from './reports.repository.js';
 import { NotificationQueue } from '../notifications/notification.queue.js';
+import { ReportsRepository, type ReportRow } from './reports.repository.js';
+import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
+
+function reportResponse(row: ReportRow): ReportCreatedResponse {
+  return { id: row.id, reason: row.reason, created_at: new Date(row.created_at).toISOString() };
+}
 
 @Injectable()
 export class ReportsService {
@@ -17,32 +22,61 @@ export class ReportsService {
     private readonly libraries: LibrariesRepository,
     private readonly librariesService: LibrariesService,
     private readonly notifications: NotificationQueue,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
-  /** Reports an approved library (anything else is 404), with an optional photo through the photo pipeline. */
+  /**
+   * Reports an approved library (anything else is 404), with an optional photo through the photo pipeline. With an
+   * `Idempotency-Key`, a retry of the same request answers the original result, another request 409.
+   */
   async create(
     user: AuthUser,
     slug: string,
     dto: CreateReportDto,
     file: UploadedPhoto | undefined,
+    idempotencyKey: string | null = null,
   ): Promise<ReportCreatedResponse> {
+    const request = await this.idempotency.identify(
+      user.id,
+      idempotencyKey,
+      'reports.create',
+      { slug, ...dto },
+      file?.path ?? null,
+    );
+    const earlier = await this.idempotency.replay(request);
+    if (earlier) return earlier.body as ReportCreatedResponse;
     const library = await this.libraries.findBySlug(slug, null);
     if (!library || library.status !== 'approved') throw ApiError.notFound();
     const photo = file ? await this.librariesService.storePhoto(file, 'reports') : null;
-    const row = await this.librariesService.withPhotoFiles(photo, () =>
-      this.reports.insert(
-        {
-          libraryId: library.id,
-          userId: user.id,
-          reason: dto.reason,
-          details: dto.details ?? '',
-          photoKey: photo?.photo_key ?? null,
-          thumbnailKey: photo?.thumbnail_key ?? null,
-        },
-        (manager) => this.notifications.moderationWork(manager, user.id),
-      ),
-    );
-    return { id: row.id, reason: row.reason, created_at: new Date(row.created_at).toISOString() };
+    try {
+      const row = await this.librariesService.withPhotoFiles(photo, () =>
+        this.reports.insert(
+          {
+            libraryId: library.id,
+            userId: user.id,
+            reason: dto.reason,
+            details: dto.details ?? '',
+            photoKey: photo?.photo_key ?? null,
+            thumbnailKey: photo?.thumbnail_key ?? null,
+          },
+          async (manager, inserted) => {
+            await this.notifications.moderationWork(manager, user.id);
+            await this.idempotency.record(
+              manager,
+              request,
+              inserted.id,
+              201,
+              reportResponse(inserted),
+            );
+          },
+        ),
+      );
+      return reportResponse(row);
+    } catch (error) {
+      const first = await this.idempotency.replayAfterFailure(request, error);
+      if (first) return first.body as ReportCreatedResponse;
+      throw error;
+    }
   }
 
   mine(user: AuthUser, query: PaginationQueryDto): Promise<Page<MyReportResponse>> {

@@ -612,22 +612,29 @@ describeWithRedis('POST /auth/social replay guard in Redis', () => {
     await providers?.google.close();
   });
 
-  it('refuses a replayed jti across requests, without touching the database table', async () => {
+  it('refuses a replayed jti across requests: the database records the claim, Redis refuses the replay first', async () => {
     const token = await googleToken(providers);
     await request(t.http)
       .post('/api/v1/auth/social')
       .send({ provider: 'google', id_token: token })
       .expect(200);
+    // The database is the record of truth (issue 14): the claim is there, written through to Redis.
+    const count = async () =>
+      Number(
+        await withClient(
+          db.url,
+          async (client) =>
+            (await client.query('SELECT count(*) FROM used_identity_tokens')).rows[0].count,
+        ),
+      );
+    expect(await count()).toBe(1);
+    // Redis alone refuses the replay (the table row is gone, Redis still knows the key).
+    await withClient(db.url, (client) => client.query('DELETE FROM used_identity_tokens'));
     const res = await request(t.http)
       .post('/api/v1/auth/social')
       .send({ provider: 'google', id_token: token })
       .expect(400);
     expect(res.body).toEqual(INVALID_TOKEN);
-    const rows = await withClient(
-      db.url,
-      async (client) =>
-        (await client.query('SELECT count(*) FROM used_identity_tokens')).rows[0].count,
-    );
-    expect(Number(rows)).toBe(0);
+    expect(await count()).toBe(0);
   });
 });

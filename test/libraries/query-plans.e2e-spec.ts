@@ -1,13 +1,15 @@
 /**
- * The list's statements, exactly as LibrariesRepository builds them, use their indexes: proximity the GiST index
+ * The list's statements, exactly as list-query.ts builds them for ApprovedListRepository, use their indexes: proximity the GiST index
  * on location, `q` the GIN index on the tsvector, `search` the trigram index on search_text. A few thousand rows
  * (generate_series) and VACUUM ANALYZE make the planner choose honestly; sequential scans are NOT disabled.
  */
 import request from 'supertest';
 import {
-  LibrariesRepository,
+  countAndPageQuery,
+  countQuery,
+  pageQuery,
   type LibrarySearch,
-} from '../../src/libraries/libraries.repository.js';
+} from '../../src/libraries/list-query.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 
@@ -33,12 +35,10 @@ function nodeTypes(plan: PlanNode): string[] {
 describe('query plans of the library list', () => {
   let db: TestDatabase;
   let t: TestApp;
-  let repository: LibrariesRepository;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
-    repository = t.app.get(LibrariesRepository);
     await withClient(db.url, async (client) => {
       await client.query(
         `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, location, status, created_at)
@@ -80,9 +80,8 @@ describe('query plans of the library list', () => {
     });
   }
 
-  const page = (search: LibrarySearch) =>
-    explain(repository.findApprovedQuery(search, null, 20, 0));
-  const count = (search: LibrarySearch) => explain(repository.countApprovedQuery(search));
+  const page = (search: LibrarySearch) => explain(pageQuery(search, null, 20, 0));
+  const count = (search: LibrarySearch) => explain(countQuery(search));
 
   it('proximity (nearest first) walks libraries_location_idx', async () => {
     const plan = await page({ near: { lat: 50, lng: 10 } });
@@ -99,7 +98,7 @@ describe('query plans of the library list', () => {
     expect(indexesOf(countPlan)).toEqual(['libraries_approved_point_idx']);
     expect(nodeTypes(countPlan)).toContain('Index Only Scan');
     // The single statement of count and page keeps both plans.
-    const both = await explain(repository.countAndFindApprovedQuery({ near }, null, 20, 0));
+    const both = await explain(countAndPageQuery({ near }, null, 20, 0));
     expect(indexesOf(both).sort()).toEqual([
       'libraries_approved_point_idx',
       'libraries_location_idx',
@@ -128,7 +127,7 @@ describe('query plans of the library list', () => {
 
   it('a text search finds its matches once for the count and the page', async () => {
     for (const search of [{ search: 'quokka' }, { q: 'zauberschrank' }] as LibrarySearch[]) {
-      const plan = await explain(repository.countAndFindApprovedQuery(search, null, 20, 0));
+      const plan = await explain(countAndPageQuery(search, null, 20, 0));
       const matchIndexes = indexesOf(plan).filter((name) => name !== 'libraries_pkey');
       expect(matchIndexes).toHaveLength(1);
       expect(matchIndexes[0]).toMatch(/^libraries_search_(text_trgm|vector)_idx$/);

@@ -1,6 +1,7 @@
 import {
   Injectable,
   SetMetadata,
+  StreamableFile,
   type CallHandler,
   type ExecutionContext,
   type NestInterceptor,
@@ -31,9 +32,14 @@ export const SharedCache = (seconds: number) =>
     Math.min(MAX_PUBLIC_CACHE_SECONDS, Math.max(0, Math.floor(seconds))),
   );
 
+/** A strong validator of a JSON text (the exact bytes sent). */
+export function textEtag(json: string): string {
+  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`;
+}
+
 /** A strong validator of a JSON body as Express will send it. */
 export function jsonEtag(body: unknown): string {
-  return `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 32)}"`;
+  return textEtag(JSON.stringify(body));
 }
 
 /**
@@ -71,9 +77,23 @@ export class CacheControlInterceptor implements NestInterceptor {
       return next.handle().pipe(
         map((body: unknown) => {
           // Handlers that answer themselves (files with their own validators) keep theirs.
-          if (body !== undefined && !response.headersSent && !response.getHeader('ETag'))
+          if (body === undefined || response.headersSent || response.getHeader('ETag')) return body;
+          if (
+            typeof body !== 'object' ||
+            body === null ||
+            Buffer.isBuffer(body) ||
+            body instanceof StreamableFile
+          ) {
             response.setHeader('ETag', jsonEtag(body));
-          return body;
+            return body;
+          }
+          // Serialised once, here: hashing JSON.stringify(body) and then letting res.json stringify it again cost
+          // a public list page two serialisations of its 14 KB (issue 22). Express sends the string as it is
+          // (and still answers a matching If-None-Match with 304).
+          const json = JSON.stringify(body);
+          response.setHeader('ETag', textEtag(json));
+          response.setHeader('Content-Type', 'application/json; charset=utf-8');
+          return json;
         }),
       );
     } else {

@@ -29,7 +29,12 @@ export class PaginationMeta {
   page: number;
   @ApiProperty({ type: 'integer' })
   page_size: number;
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'The exact number of matching items. On the public library list, a q, search, city or postal_code result of ' +
+      '1,000 items or more may be up to 30 s old; other totals are read at every request.',
+  })
   total: number;
   @ApiProperty({ type: 'integer' })
   total_pages: number;

@@ -1,0 +1,145 @@
+import {
+  byIdsQuery,
+  countAndPageQuery,
+  countQuery,
+  countsFromAggregate,
+  isRanked,
+  likeEscape,
+  pageIdsQuery,
+  pageQuery,
+  searchWords,
+  worthPreparing,
+  type LibrarySearch,
+  type Statement,
+} from './list-query.js';
+
+/** Placeholders used by a statement, in order of first use: each must be a parameter, and each parameter used. */
+function placeholders(statement: Statement): number[] {
+  return [...new Set([...statement.text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])))];
+}
+
+function expectConsistent(statement: Statement): void {
+  const used = placeholders(statement).sort((a, b) => a - b);
+  expect(used).toEqual(statement.params.map((_, i) => i + 1));
+}
+
+/** The shapes the list sends; the committed snapshots (__snapshots__/list-query.spec.ts.snap) pin their SQL. */
+const SHAPES: Record<string, LibrarySearch> = {
+  default: {},
+  country: { country: 'de' },
+  'has_photo=true': { hasPhoto: true },
+  'has_photo=false + country': { hasPhoto: false, country: 'AT' },
+  city: { city: 'Ber_lin%' },
+  postal_code: { postalCode: '10' },
+  q: { q: 'Bücher Schrank' },
+  'q without words': { q: '!!!' },
+  search: { search: '1043' },
+  'near, no radius': { near: { lat: 52.52, lng: 13.4 } },
+  'near with radius': { near: { lat: 52.52, lng: 13.4, radiusMeters: 5000 } },
+  'near with radius at a pole': { near: { lat: 89.9, lng: 0, radiusMeters: 100_000 } },
+  'near + q + country': {
+    near: { lat: 48.2, lng: 16.37, radiusMeters: 2000 },
+    q: 'buch',
+    country: 'at',
+  },
+};
+
+describe('list-query', () => {
+  describe.each(Object.entries(SHAPES))('%s', (_name, search) => {
+    it('count', () => {
+      const statement = countQuery(search);
+      expectConsistent(statement);
+      expect(statement).toMatchSnapshot();
+    });
+
+    it('page (anonymous and signed in)', () => {
+      const anonymous = pageQuery(search, null, 20, 40);
+      const signedIn = pageQuery(search, 7, 20, 40);
+      expectConsistent(anonymous);
+      expectConsistent(signedIn);
+      expect(anonymous.params.slice(-2)).toEqual([20, 40]);
+      expect(signedIn.params).toContain(7);
+      expect(anonymous.text).toContain('false AS is_favourited');
+      expect(signedIn).toMatchSnapshot();
+    });
+
+    it('count and page in one statement', () => {
+      const statement = countAndPageQuery(search, 7, 20, 0);
+      expectConsistent(statement);
+      expect(statement.params.slice(-2)).toEqual([20, 0]);
+      expect(statement).toMatchSnapshot();
+    });
+  });
+
+  it('reads the count of the default, country and has_photo lists from library_country_counts only', () => {
+    for (const search of [
+      {},
+      { country: 'DE' },
+      { hasPhoto: true },
+      { hasPhoto: false, country: 'DE' },
+      // Nearest first without a radius filters nothing.
+      { near: { lat: 1, lng: 1 }, country: 'DE' },
+    ]) {
+      expect(countsFromAggregate(search)).toBe(true);
+      expect(countQuery(search).text).toContain('library_country_counts');
+      expect(countQuery(search).text).not.toMatch(/FROM libraries l\s*(WHERE|$)/);
+    }
+    for (const search of [
+      { q: 'x' },
+      { search: 'x' },
+      { city: 'x' },
+      { postalCode: '1' },
+      { near: { lat: 1, lng: 1, radiusMeters: 1000 } },
+    ]) {
+      expect(countsFromAggregate(search)).toBe(false);
+      expect(countQuery(search).text).not.toContain('library_country_counts');
+    }
+  });
+
+  it('reads no more rows for the page than the count found past the offset', () => {
+    for (const search of [{}, { near: { lat: 1, lng: 1, radiusMeters: 5000 } }, { city: 'x' }]) {
+      const { text } = countAndPageQuery(search, null, 20, 40);
+      expect(text).toMatch(/LEFT JOIN LATERAL/);
+      expect(text).toMatch(/LIMIT least\(\$\d+::int, greatest\(t\.total - \$\d+::int, 0\)\)/);
+    }
+  });
+
+  it('upper-cases the country for the aggregate and for the rows alike', () => {
+    expect(countQuery({ country: 'de' }).params).toEqual(['DE']);
+    expect(pageQuery({ country: 'de' }, null, 20, 0).params[0]).toBe('DE');
+  });
+
+  it('ranks text searches but not proximity', () => {
+    expect(isRanked({ q: 'buch' })).toBe(true);
+    expect(isRanked({ q: '…' })).toBe(false);
+    expect(isRanked({ search: '10' })).toBe(true);
+    expect(isRanked({ q: 'buch', near: { lat: 1, lng: 1 } })).toBe(false);
+    expect(isRanked({ country: 'DE' })).toBe(false);
+  });
+
+  it('prepares proximity lists without text filters only', () => {
+    expect(worthPreparing({ near: { lat: 1, lng: 1 } })).toBe(true);
+    expect(worthPreparing({ near: { lat: 1, lng: 1 }, country: 'DE', hasPhoto: true })).toBe(true);
+    expect(worthPreparing({ near: { lat: 1, lng: 1 }, q: 'x' })).toBe(false);
+    expect(worthPreparing({ near: { lat: 1, lng: 1 }, city: 'x' })).toBe(false);
+    expect(worthPreparing({})).toBe(false);
+  });
+
+  it('page ids and rows by id', () => {
+    const ids = pageIdsQuery({ q: 'buch' }, 20, 0);
+    expectConsistent(ids);
+    expect(ids.text).toMatch(/^SELECT l\.id FROM libraries l/);
+    const rows = byIdsQuery([3, 1, 2], 9);
+    expectConsistent(rows);
+    expect(rows.params).toEqual([9, [3, 1, 2]]);
+    expect(rows.text).toContain("l.status = 'approved'");
+  });
+
+  it('escapes LIKE wildcards and keeps at most 16 distinct words', () => {
+    expect(likeEscape('50%_\\x')).toBe('50\\%\\_\\\\x');
+    expect(searchWords('Bücher, bücher! Straße 12')).toBe('bücher straße 12');
+    expect(searchWords('?!')).toBeNull();
+    const many = Array.from({ length: 20 }, (_, i) => `w${i}`).join(' ');
+    expect(searchWords(many)?.split(' ')).toHaveLength(16);
+  });
+});
