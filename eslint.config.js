@@ -64,14 +64,7 @@ export default tseslint.config(
     },
   },
   {
-    files: [
-      'src/config/**/*.ts',
-      'scripts/**',
-      'test/**',
-      'ormconfig.ts',
-      'eslint.config.js',
-      'jest.config.js',
-    ],
+    files: ['src/config/**/*.ts', 'scripts/**', 'test/**', 'eslint.config.js', 'jest.config.js'],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

@@ -2,7 +2,7 @@
 /**
  * `npm start`'s pre-step: runs `nest build` only when dist/ is missing or older than a source of it, so a restart
  * does not recompile an unchanged tree (about 10 s on these machines). A fresh clone has no dist/ and builds.
- * Sources: src/, migrations/, ormconfig.ts, the tsconfig files, nest-cli.json and package-lock.json (a dependency
+ * Sources: src/, migrations/, the tsconfig files, nest-cli.json and package-lock.json (a dependency
  * change can change the swagger plugin's output).
  */
 import { spawnSync } from 'node:child_process';
@@ -14,7 +14,6 @@ const stamp = join(root, 'dist', 'src', 'main.js');
 const SOURCES = [
   'src',
   'migrations',
-  'ormconfig.ts',
   'tsconfig.json',
   'tsconfig.build.json',
   'nest-cli.json',

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Database } from '../database/database.js';
 
 /** A live console session with the account behind it, as the console guard needs it. */
 export interface ConsoleSessionRow {
@@ -18,10 +17,10 @@ export interface ConsoleSessionRow {
  */
 @Injectable()
 export class ConsoleSessionRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   async insert(tokenHash: Buffer, sessionId: string, csrfToken: string, now: Date): Promise<void> {
-    await this.dataSource.query(
+    await this.db.query(
       `INSERT INTO console_sessions (token_hash, session_id, csrf_token, created_at, last_seen_at)
        VALUES ($1, $2, $3, $4, $4)`,
       [tokenHash, sessionId, csrfToken, now],
@@ -29,7 +28,7 @@ export class ConsoleSessionRepository {
   }
 
   async findLive(tokenHash: Buffer, now: Date, idleSince: Date): Promise<ConsoleSessionRow | null> {
-    const rows = await this.dataSource.query<ConsoleSessionRow[]>(
+    const rows = await this.db.query<ConsoleSessionRow[]>(
       `SELECT cs.session_id, cs.csrf_token, cs.last_seen_at, u.id AS user_id, u.username, u.is_staff
          FROM console_sessions cs
          JOIN refresh_sessions rs ON rs.id = cs.session_id
@@ -42,15 +41,15 @@ export class ConsoleSessionRepository {
   }
 
   async touch(tokenHash: Buffer, now: Date): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE console_sessions SET last_seen_at = $2 WHERE token_hash = $1`,
-      [tokenHash, now],
-    );
+    await this.db.query(`UPDATE console_sessions SET last_seen_at = $2 WHERE token_hash = $1`, [
+      tokenHash,
+      now,
+    ]);
   }
 
   /** Ends the session (sign-out): the console row goes and its refresh session is revoked. */
   async end(tokenHash: Buffer, now: Date): Promise<void> {
-    await this.dataSource.query(
+    await this.db.query(
       `WITH ended AS (DELETE FROM console_sessions WHERE token_hash = $1 RETURNING session_id)
        UPDATE refresh_sessions SET revoked_at = $2
         WHERE id IN (SELECT session_id FROM ended) AND revoked_at IS NULL`,
@@ -60,7 +59,7 @@ export class ConsoleSessionRepository {
 
   /** Ends every session idle since before `idleSince` (sessions nobody signs out of). */
   async endIdle(idleSince: Date, now: Date): Promise<void> {
-    await this.dataSource.query(
+    await this.db.query(
       `WITH ended AS (DELETE FROM console_sessions WHERE last_seen_at <= $1 RETURNING session_id)
        UPDATE refresh_sessions SET revoked_at = $2
         WHERE id IN (SELECT session_id FROM ended) AND revoked_at IS NULL`,

@@ -4,7 +4,7 @@ import { AUTH_MESSAGES } from '../auth/auth.messages.js';
 import { AuthService } from '../auth/auth.service.js';
 import { STAFF_REQUIRED_MESSAGE } from '../auth/guards/staff.guard.js';
 import { Clock } from '../common/clock.js';
-import { ApiError } from '../common/errors/api-error.js';
+import { ForbiddenError, UnauthorizedError } from '../common/errors/domain-errors.js';
 import { AppConfig } from '../config/app-config.js';
 import { ConsoleSessionRepository } from './console-session.repository.js';
 
@@ -41,8 +41,8 @@ export class ConsoleSessionService {
   /** A new session token for valid staff credentials; 401 for bad credentials, 403 for accounts without staff. */
   async signIn(identifier: string, password: string): Promise<string> {
     const user = await this.auth.verifyCredentials(identifier, password);
-    if (!user) throw ApiError.unauthorized(AUTH_MESSAGES.invalidCredentials);
-    if (!user.isStaff) throw ApiError.forbidden(STAFF_REQUIRED_MESSAGE);
+    if (!user) throw new UnauthorizedError(AUTH_MESSAGES.invalidCredentials);
+    if (!user.isStaff) throw new ForbiddenError(STAFF_REQUIRED_MESSAGE);
     const now = this.clock.date();
     await this.sessions.endIdle(this.idleSince(now), now);
     const session = await this.auth.openSession(user.id, this.config.adminSession.maxSeconds);

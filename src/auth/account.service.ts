@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { Clock } from '../common/clock.js';
-import { ApiError } from '../common/errors/api-error.js';
+import { ForbiddenError, RefusedError, UnauthorizedError } from '../common/errors/domain-errors.js';
 import type { UserEntity } from '../users/user.entity.js';
 import { PasswordHasher } from '../users/password-hasher.js';
 import { DuplicateUserError } from '../users/unique-violation.js';
@@ -40,18 +40,18 @@ export class AccountService {
 
   async changeEmail(caller: AuthUser, dto: ChangeEmailDto): Promise<UserResponse> {
     const user = await this.load(caller);
-    if (user.passwordHash === null) throw ApiError.forbidden(AUTH_MESSAGES.socialEmailChange);
+    if (user.passwordHash === null) throw new ForbiddenError(AUTH_MESSAGES.socialEmailChange);
     const email = normalizeEmail(dto.email);
-    if (!isValidEmail(email)) throw ApiError.badRequest(AUTH_MESSAGES.invalidEmail);
-    if (email === normalizeEmail(user.email)) throw ApiError.badRequest(AUTH_MESSAGES.sameEmail);
-    if (await this.users.emailExists(email)) throw ApiError.badRequest(AUTH_MESSAGES.emailExists);
+    if (!isValidEmail(email)) throw new RefusedError(AUTH_MESSAGES.invalidEmail);
+    if (email === normalizeEmail(user.email)) throw new RefusedError(AUTH_MESSAGES.sameEmail);
+    if (await this.users.emailExists(email)) throw new RefusedError(AUTH_MESSAGES.emailExists);
     try {
       await this.dataSource.transaction(async (manager) => {
         await this.users.updateEmail(user.id, email, manager);
         await this.notifications.emailChanged(manager, user, user.email, email);
       });
     } catch (error) {
-      if (error instanceof DuplicateUserError) throw ApiError.badRequest(AUTH_MESSAGES.emailExists);
+      if (error instanceof DuplicateUserError) throw new RefusedError(AUTH_MESSAGES.emailExists);
       throw error;
     }
     return toUserResponse({ ...user, email }, await this.agreements.latestVersion(user.id));
@@ -60,18 +60,18 @@ export class AccountService {
   /** Changes the password and revokes every other session of the user; the caller's own stays. */
   async changePassword(caller: AuthUser, dto: ChangePasswordDto): Promise<AccountMessageResponse> {
     const user = await this.load(caller);
-    if (user.passwordHash === null) throw ApiError.forbidden(AUTH_MESSAGES.socialPasswordChange);
+    if (user.passwordHash === null) throw new ForbiddenError(AUTH_MESSAGES.socialPasswordChange);
     if (!(await this.hasher.verify(user.passwordHash, dto.current_password))) {
-      throw ApiError.badRequest(AUTH_MESSAGES.currentPasswordIncorrect);
+      throw new RefusedError(AUTH_MESSAGES.currentPasswordIncorrect);
     }
     if (dto.new_password !== dto.new_password_confirm) {
-      throw ApiError.badRequest(AUTH_MESSAGES.passwordsDoNotMatch);
+      throw new RefusedError(AUTH_MESSAGES.passwordsDoNotMatch);
     }
     const violation = checkPasswordPolicy(dto.new_password, {
       username: user.username,
       email: user.email,
     });
-    if (violation) throw ApiError.badRequest(violation);
+    if (violation) throw new RefusedError(violation);
     const passwordHash = await this.hasher.hash(dto.new_password);
     const now = this.clock.date();
     await this.dataSource.transaction(async (manager) => {
@@ -86,12 +86,12 @@ export class AccountService {
   async deleteAccount(caller: AuthUser, dto: DeleteAccountDto): Promise<AccountMessageResponse> {
     const user = await this.load(caller);
     if (user.passwordHash !== null) {
-      if (!dto.password) throw ApiError.badRequest(AUTH_MESSAGES.passwordRequired);
+      if (!dto.password) throw new RefusedError(AUTH_MESSAGES.passwordRequired);
       if (!(await this.hasher.verify(user.passwordHash, dto.password))) {
-        throw ApiError.badRequest(AUTH_MESSAGES.incorrectPassword);
+        throw new RefusedError(AUTH_MESSAGES.incorrectPassword);
       }
     } else if (dto.confirm_text !== DELETE_CONFIRMATION && dto.confirm !== true) {
-      throw ApiError.badRequest(AUTH_MESSAGES.confirmDelete);
+      throw new RefusedError(AUTH_MESSAGES.confirmDelete);
     }
     await this.users.deleteById(user.id);
     return toMessageResponse(AUTH_MESSAGES.accountDeleted);
@@ -100,7 +100,7 @@ export class AccountService {
   /** The caller's row; gone meanwhile (deleted by a concurrent request) is 401 like any dead token. */
   private async load(caller: AuthUser): Promise<UserEntity> {
     const user = await this.users.findById(caller.id);
-    if (!user || !user.isActive) throw ApiError.unauthorized();
+    if (!user || !user.isActive) throw new UnauthorizedError();
     return user;
   }
 }

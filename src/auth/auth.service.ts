@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock.js';
-import { ApiError } from '../common/errors/api-error.js';
+import { RefusedError, UnauthorizedError } from '../common/errors/domain-errors.js';
 import { AppConfig } from '../config/app-config.js';
 import { PasswordHasher } from '../users/password-hasher.js';
 import type { UserEntity } from '../users/user.entity.js';
@@ -44,13 +44,13 @@ export class AuthService {
     const username = dto.username;
     const email = normalizeEmail(dto.email);
     const taken = await this.users.clashes(username, email);
-    if (taken.username) throw ApiError.badRequest(AUTH_MESSAGES.usernameExists);
-    if (taken.email) throw ApiError.badRequest(AUTH_MESSAGES.emailExists);
-    if (!isValidEmail(email)) throw ApiError.badRequest(AUTH_MESSAGES.invalidEmail);
+    if (taken.username) throw new RefusedError(AUTH_MESSAGES.usernameExists);
+    if (taken.email) throw new RefusedError(AUTH_MESSAGES.emailExists);
+    if (!isValidEmail(email)) throw new RefusedError(AUTH_MESSAGES.invalidEmail);
     const violation = checkPasswordPolicy(dto.password, { username, email });
-    if (violation) throw ApiError.badRequest(violation);
+    if (violation) throw new RefusedError(violation);
     const agreement = decideAgreement(this.agreementPolicy(), dto, true);
-    if (!agreement.ok) throw ApiError.badRequest(agreement.message, agreement.details);
+    if (!agreement.ok) throw new RefusedError(agreement.message, agreement.details);
 
     const passwordHash = await this.hasher.hash(dto.password);
     try {
@@ -74,7 +74,7 @@ export class AuthService {
         // A concurrent registration won. Both fields may clash; answer as the sequential checks would.
         const usernameTaken =
           error.field === 'username' || (await this.users.usernameExists(username));
-        throw ApiError.badRequest(
+        throw new RefusedError(
           usernameTaken ? AUTH_MESSAGES.usernameExists : AUTH_MESSAGES.emailExists,
         );
       }
@@ -90,7 +90,7 @@ export class AuthService {
 
   async login(dto: LoginDto): Promise<TokenPair> {
     const user = await this.verifyCredentials(dto.username, dto.password);
-    if (!user) throw ApiError.unauthorized(AUTH_MESSAGES.invalidCredentials);
+    if (!user) throw new UnauthorizedError(AUTH_MESSAGES.invalidCredentials);
     return this.startSession(user.id);
   }
 
@@ -137,7 +137,7 @@ export class AuthService {
     const session = subject
       ? await this.sessions.findLiveSessionUser(subject.sessionId, subject.userId, now)
       : null;
-    if (!subject || !session) throw ApiError.unauthorized(AUTH_MESSAGES.invalidRefresh);
+    if (!subject || !session) throw new UnauthorizedError(AUTH_MESSAGES.invalidRefresh);
     await this.sessions.touch(subject.sessionId, now);
     return {
       access: this.tokens.issueAccess(session.id, subject.sessionId, session.sessionExpiresAt),

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { Clock } from '../common/clock.js';
-import { ApiError } from '../common/errors/api-error.js';
+import { ConflictError, NotFoundError } from '../common/errors/domain-errors.js';
 import { toDeviceResponse } from './auth.mapper.js';
 import { AUTH_MESSAGES } from './auth.messages.js';
 import { DeviceTokensRepository } from './device-tokens.repository.js';
@@ -43,16 +43,16 @@ export class DevicesService {
         }
         const own = held.device.userId === caller.id;
         if (!own && held.holderSessionLive)
-          throw ApiError.conflict(AUTH_MESSAGES.deviceHeldElsewhere);
+          throw new ConflictError(AUTH_MESSAGES.deviceHeldElsewhere);
         const device = await this.devices.assign(held.device, dto.environment, holder, manager);
         return { created: !own, device: toDeviceResponse(device) };
       });
       if (outcome) return outcome;
     }
-    throw ApiError.conflict(AUTH_MESSAGES.deviceHeldElsewhere);
+    throw new ConflictError(AUTH_MESSAGES.deviceHeldElsewhere);
   }
 
   async remove(caller: AuthUser, token: string): Promise<void> {
-    if (!(await this.devices.deleteOwned(token, caller.id))) throw ApiError.notFound();
+    if (!(await this.devices.deleteOwned(token, caller.id))) throw new NotFoundError();
   }
 }

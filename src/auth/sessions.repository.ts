@@ -66,22 +66,6 @@ export class SessionsRepository {
     };
   }
 
-  async isLive(sessionId: string, now: Date, manager?: EntityManager): Promise<boolean> {
-    const repo = manager ? manager.getRepository(RefreshSessionEntity) : this.sessions;
-    return repo
-      .createQueryBuilder('session')
-      .innerJoin('session.user', 'user')
-      .where(
-        'session.id = :sessionId AND session.revoked_at IS NULL AND session.expires_at > :now',
-        {
-          sessionId,
-          now,
-        },
-      )
-      .andWhere('user.is_active')
-      .getExists();
-  }
-
   async touch(sessionId: string, now: Date): Promise<void> {
     await this.sessions.update({ id: sessionId }, { lastUsedAt: now });
   }

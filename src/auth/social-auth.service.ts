@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
 import { Clock } from '../common/clock.js';
-import { ApiError } from '../common/errors/api-error.js';
+import { RefusedError } from '../common/errors/domain-errors.js';
 import { ContributorAgreementsRepository } from '../users/contributor-agreements.repository.js';
 import type { UserEntity } from '../users/user.entity.js';
 import { DuplicateUserError } from '../users/unique-violation.js';
@@ -66,18 +66,18 @@ export class SocialAuthService {
   ) {}
 
   async signIn(dto: SocialLoginDto): Promise<TokenPair> {
-    if (!isProvider(dto.provider)) throw ApiError.badRequest(AUTH_MESSAGES.unsupportedProvider);
+    if (!isProvider(dto.provider)) throw new RefusedError(AUTH_MESSAGES.unsupportedProvider);
     // A malformed pair is refused before the identity token is spent (its jti can be used once).
-    if (agreementFieldsMismatched(dto)) throw ApiError.badRequest(AGREEMENT_MESSAGES.together);
+    if (agreementFieldsMismatched(dto)) throw new RefusedError(AGREEMENT_MESSAGES.together);
     const claims = await this.verifier.verify(dto.provider, dto.id_token);
     if (!claims || !(await this.claimOnce(claims)))
-      throw ApiError.badRequest(AUTH_MESSAGES.invalidIdentityToken);
+      throw new RefusedError(AUTH_MESSAGES.invalidIdentityToken);
     const names: Names = {
       firstName: clip(dto.first_name || claims.givenName),
       lastName: clip(dto.last_name || claims.familyName),
     };
     const user = await this.resolveUser(dto.provider, claims, names, dto);
-    if (!user.isActive) throw ApiError.badRequest(AUTH_MESSAGES.invalidIdentityToken);
+    if (!user.isActive) throw new RefusedError(AUTH_MESSAGES.invalidIdentityToken);
     return this.auth.startSession(user.id);
   }
 
@@ -143,7 +143,7 @@ export class SocialAuthService {
     agreementInput: AgreementInput,
   ): Promise<UserEntity> {
     const agreement = decideAgreement(this.auth.agreementPolicy(), agreementInput, true);
-    if (!agreement.ok) throw ApiError.badRequest(agreement.message, agreement.details);
+    if (!agreement.ok) throw new RefusedError(agreement.message, agreement.details);
     const email = claims.emailVerified && claims.email ? claims.email : '';
     const username = await this.freeUsername(
       usernameBase({ firstName: names.firstName, lastName: names.lastName, email, provider }),

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Database, type Transaction } from '../database/database.js';
 import type { LibraryRefColumns } from '../libraries/library.row.js';
-import { runTransaction } from '../database/transaction.js';
 
 /** Community photos a user may have pending or approved on one library (rejected ones do not count). */
 export const PHOTOS_PER_USER_PER_LIBRARY = 3;
@@ -26,7 +24,7 @@ export interface CommunityPhotoRow {
 
 @Injectable()
 export class CommunityPhotosRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   /**
    * Inserts a pending photo unless the user already has the maximum pending or approved on that library. The
@@ -42,10 +40,10 @@ export class CommunityPhotosRepository {
       thumbnailKey: string;
     },
     /** Runs in the insert's transaction with the new row (e.g. to record an idempotency key). */
-    afterInsert: (manager: EntityManager, row: CommunityPhotoRow) => Promise<void> = () =>
+    afterInsert: (tx: Transaction, row: CommunityPhotoRow) => Promise<void> = () =>
       Promise.resolve(),
   ): Promise<CommunityPhotoRow | null> {
-    return runTransaction(this.dataSource, async (manager) => {
+    return this.db.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [
         values.userId,
         values.libraryId,
@@ -67,7 +65,7 @@ export class CommunityPhotosRepository {
   }
 
   async countActive(userId: number, libraryId: number): Promise<number> {
-    const rows = await this.dataSource.query<{ n: number }[]>(
+    const rows = await this.db.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM library_photos
        WHERE created_by = $1 AND library_id = $2 AND status IN ('pending', 'approved')`,
       [userId, libraryId],
@@ -76,7 +74,7 @@ export class CommunityPhotosRepository {
   }
 
   async countByCreator(userId: number): Promise<number> {
-    const rows = await this.dataSource.query<{ n: number }[]>(
+    const rows = await this.db.query<{ n: number }[]>(
       'SELECT count(*)::int AS n FROM library_photos WHERE created_by = $1',
       [userId],
     );
@@ -84,7 +82,7 @@ export class CommunityPhotosRepository {
   }
 
   findByCreator(userId: number, limit: number, offset: number): Promise<MyPhotoRow[]> {
-    return this.dataSource.query<MyPhotoRow[]>(
+    return this.db.query<MyPhotoRow[]>(
       `SELECT p.id, p.caption, p.photo_key, p.thumbnail_key, p.status, p.created_at,
               l.id AS library_id, l.slug AS library_slug, l.name AS library_name, l.city AS library_city,
               l.country AS library_country, l.status AS library_status

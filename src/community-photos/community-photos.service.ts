@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth/auth-user.js';
-import { ApiError, RequestValidationError } from '../common/errors/api-error.js';
+import { InvalidFieldsError, NotFoundError, RefusedError } from '../common/errors/domain-errors.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
 import { libraryRef } from '../libraries/library.mapper.js';
@@ -54,7 +54,7 @@ export class CommunityPhotosService {
     idempotencyKey: string | null = null,
   ): Promise<CommunityPhotoResponse> {
     if (!file)
-      throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
+      throw InvalidFieldsError.single(['file', 'photo'], 'A photo is required.', 'missing');
     const request = await this.idempotency.identify(
       user.id,
       idempotencyKey,
@@ -65,10 +65,10 @@ export class CommunityPhotosService {
     const earlier = await this.idempotency.replay(request);
     if (earlier) return earlier.body as CommunityPhotoResponse;
     const library = await this.libraries.findBySlug(slug, null);
-    if (!library || library.status !== 'approved') throw ApiError.notFound();
+    if (!library || library.status !== 'approved') throw new NotFoundError();
     // Cheap early refusal; the authoritative check runs under the lock below.
     if ((await this.photos.countActive(user.id, library.id)) >= PHOTOS_PER_USER_PER_LIBRARY) {
-      throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);
+      throw new RefusedError(PHOTO_LIMIT_MESSAGE);
     }
     const stored = await this.librariesService.storePhoto(file, 'photos');
     let row: CommunityPhotoRow | null;
@@ -101,7 +101,7 @@ export class CommunityPhotosService {
     }
     if (!row) {
       await this.librariesService.discardPhoto(stored);
-      throw ApiError.badRequest(PHOTO_LIMIT_MESSAGE);
+      throw new RefusedError(PHOTO_LIMIT_MESSAGE);
     }
     return photoResponse(row);
   }

@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   buildDataSourceOptions,
@@ -6,7 +6,10 @@ import {
   type DatabaseTimeouts,
 } from './data-source-options.js';
 import { PreparedReader } from './prepared-reader.js';
+import { Database } from './database.js';
 
+/** The connection (TypeORM's DataSource, pooled) and `Database`, the `Sql` every repository runs on. */
+@Global()
 @Module({})
 export class DatabaseModule {
   /** Connects to `url` and applies pending migrations before the app serves anything. */
@@ -18,10 +21,8 @@ export class DatabaseModule {
   ): DynamicModule {
     return {
       module: DatabaseModule,
-      // Every repository may read with prepared statements on the same pool.
+      // Every repository runs on `Database` and may read with prepared statements on the same pool.
       global: true,
-      providers: [PreparedReader],
-      exports: [PreparedReader],
       imports: [
         TypeOrmModule.forRoot({
           ...buildDataSourceOptions(url, poolSize, timeouts),
@@ -30,6 +31,8 @@ export class DatabaseModule {
           retryDelay: 1000,
         }),
       ],
+      providers: [Database, PreparedReader],
+      exports: [Database, PreparedReader],
     };
   }
 }

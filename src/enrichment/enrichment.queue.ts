@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../database/database.js';
 import { Clock } from '../common/clock.js';
 import { AppConfig } from '../config/app-config.js';
 import { EnrichmentRepository } from './enrichment.repository.js';
@@ -17,7 +17,7 @@ export class EnrichmentQueue {
    * Queues enrichment of a library inside the caller's transaction, so the job exists exactly when the library
    * does. Does nothing (and says so) when AI is not configured.
    */
-  async enqueue(manager: EntityManager, libraryId: number): Promise<boolean> {
+  async enqueue(manager: Transaction, libraryId: number): Promise<boolean> {
     if (!this.config.ai) return false;
     await this.jobs.insertQueued(manager, libraryId, this.clock.date());
     return true;

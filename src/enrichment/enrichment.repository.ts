@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Database, type Sql } from '../database/database.js';
 
 /** A job this worker holds: `attempts` already counts the try in progress and identifies this claim. */
 export interface ClaimedJob {
@@ -24,9 +23,9 @@ export type EnrichableField = 'name' | 'description';
 /** Every query of the enrichment queue (table `enrichment_jobs`) and the library columns it reads and fills. */
 @Injectable()
 export class EnrichmentRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
-  async insertQueued(manager: EntityManager, libraryId: number, now: Date): Promise<void> {
+  async insertQueued(manager: Sql, libraryId: number, now: Date): Promise<void> {
     await manager.query(
       `INSERT INTO enrichment_jobs (library_id, status, run_after, created_at, updated_at)
        VALUES ($1, 'queued', $2, $2, $2)`,
@@ -36,7 +35,7 @@ export class EnrichmentRepository {
 
   /** A job whose last try was interrupted (lease expired) and which has no try left is given up. */
   async failExhaustedLeases(now: Date, maxAttempts: number): Promise<number> {
-    const [, affected] = await this.dataSource.query<[unknown, number]>(
+    const [, affected] = await this.db.query<[unknown, number]>(
       `UPDATE enrichment_jobs
           SET status = 'failed', locked_until = NULL, last_error = 'interrupted', updated_at = $1
         WHERE status = 'running' AND locked_until <= $1 AND attempts >= $2`,
@@ -50,7 +49,7 @@ export class EnrichmentRepository {
    * lock with SKIP LOCKED keeps concurrent workers off the same row; once this statement commits, the lease does.
    */
   async claimNext(now: Date, leaseUntil: Date, maxAttempts: number): Promise<ClaimedJob | null> {
-    const [rows] = await this.dataSource.query<
+    const [rows] = await this.db.query<
       [{ id: number; library_id: number; attempts: number }[], number]
     >(
       `UPDATE enrichment_jobs AS job
@@ -75,7 +74,7 @@ export class EnrichmentRepository {
   }
 
   async findLibrary(libraryId: number): Promise<LibraryForEnrichment | null> {
-    const rows = await this.dataSource.query<Record<string, string | null>[]>(
+    const rows = await this.db.query<Record<string, string | null>[]>(
       `SELECT name, description, address, city, postal_code, country, photo_key FROM libraries WHERE id = $1`,
       [libraryId],
     );
@@ -94,7 +93,7 @@ export class EnrichmentRepository {
 
   /** Ends a claimed job without asking the AI (nothing left to fill, or the library is gone). */
   async markDone(job: ClaimedJob, now: Date): Promise<boolean> {
-    const [, affected] = await this.dataSource.query<[unknown, number]>(
+    const [, affected] = await this.db.query<[unknown, number]>(
       `UPDATE enrichment_jobs SET status = 'done', locked_until = NULL, last_error = '', updated_at = $3
         WHERE id = $1 AND status = 'running' AND attempts = $2`,
       [job.id, job.attempts, now],
@@ -112,7 +111,7 @@ export class EnrichmentRepository {
     suggestion: Record<EnrichableField, string>,
     now: Date,
   ): Promise<EnrichableField[] | null> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.db.transaction(async (manager) => {
       const owned = await manager.query<unknown[]>(
         `SELECT 1 FROM enrichment_jobs WHERE id = $1 AND status = 'running' AND attempts = $2 FOR UPDATE`,
         [job.id, job.attempts],
@@ -160,7 +159,7 @@ export class EnrichmentRepository {
     giveUp: boolean,
     now: Date,
   ): Promise<boolean> {
-    const [, affected] = await this.dataSource.query<[unknown, number]>(
+    const [, affected] = await this.db.query<[unknown, number]>(
       `UPDATE enrichment_jobs
           SET status = $3, run_after = $4, locked_until = NULL, last_error = $5, updated_at = $6
         WHERE id = $1 AND status = 'running' AND attempts = $2`,

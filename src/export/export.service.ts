@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { Clock } from '../common/clock.js';
-import { ApiError } from '../common/errors/api-error.js';
+import { UnavailableError } from '../common/errors/domain-errors.js';
 import { ScheduledTasksRepository } from '../common/jobs/scheduled-tasks.repository.js';
 import type { StoredFile } from '../common/http/send-stored-file.js';
 import { MediaStorage } from '../common/media/media-storage.js';
@@ -134,7 +134,7 @@ export class ExportService {
   async currentFile(kind: ExportFileKind): Promise<ExportFile> {
     const version = await this.exports.latestPublished();
     if (!version?.geojson_sha256 || !version.gz_sha256 || !version.metadata_sha256) {
-      throw ApiError.unavailable(EXPORT_UNAVAILABLE_MESSAGE, await this.retryAfterSeconds());
+      throw new UnavailableError(EXPORT_UNAVAILABLE_MESSAGE, await this.retryAfterSeconds());
     }
     const file = {
       geojson: {

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Database } from '../database/database.js';
 import { PreparedReader } from '../database/prepared-reader.js';
 import { LIST_ITEM_COLUMNS } from '../libraries/list-query.js';
 import type { ListItemRow } from '../libraries/library.row.js';
@@ -22,13 +21,13 @@ const APPROVED_FAVOURITES_COUNT = `SELECT count(*)::int AS total FROM favourites
 @Injectable()
 export class FavouritesRepository {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly reader: PreparedReader,
   ) {}
 
   /** Adds the favourite; false when it already existed (concurrent adds leave exactly one row). */
   async add(userId: number, libraryId: number): Promise<boolean> {
-    const rows = await this.dataSource.query<{ user_id: number }[]>(
+    const rows = await this.db.query<{ user_id: number }[]>(
       `INSERT INTO favourites (user_id, library_id) VALUES ($1, $2)
        ON CONFLICT (user_id, library_id) DO NOTHING RETURNING user_id`,
       [userId, libraryId],
@@ -37,7 +36,7 @@ export class FavouritesRepository {
   }
 
   async remove(userId: number, libraryId: number): Promise<void> {
-    await this.dataSource.query('DELETE FROM favourites WHERE user_id = $1 AND library_id = $2', [
+    await this.db.query('DELETE FROM favourites WHERE user_id = $1 AND library_id = $2', [
       userId,
       libraryId,
     ]);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth/auth-user.js';
-import { ApiError } from '../common/errors/api-error.js';
+import { NotFoundError } from '../common/errors/domain-errors.js';
 import {
   paginateTogether,
   type Page,
@@ -47,7 +47,7 @@ export class FavouritesService {
 
   private async approvedId(slug: string): Promise<number> {
     const library = await this.libraries.findBySlug(slug, null);
-    if (!library || library.status !== 'approved') throw ApiError.notFound();
+    if (!library || library.status !== 'approved') throw new NotFoundError();
     return library.id;
   }
 }

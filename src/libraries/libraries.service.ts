@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { Clock } from '../common/clock.js';
-import { ApiError, RequestValidationError } from '../common/errors/api-error.js';
+import { InvalidFieldsError, NotFoundError, RefusedError } from '../common/errors/domain-errors.js';
 import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import {
@@ -116,7 +116,7 @@ export class LibrariesService {
   /** Approved libraries for everyone; a pending or rejected one also for its submitter; anything else is 404. */
   async detail(user: AuthUser | null, slug: string): Promise<LibraryDetailResponse> {
     const row = await this.libraries.findBySlug(slug, user?.id ?? null);
-    if (!row || !this.visibleTo(row, user)) throw ApiError.notFound();
+    if (!row || !this.visibleTo(row, user)) throw new NotFoundError();
     const photos = await this.libraries.findApprovedPhotos(row.id);
     return this.mapper.detail(row, photos);
   }
@@ -144,7 +144,7 @@ export class LibrariesService {
     idempotencyKey: string | null = null,
   ): Promise<CreatedLibraryResponse> {
     if (!file)
-      throw RequestValidationError.single(['file', 'photo'], 'A photo is required.', 'missing');
+      throw InvalidFieldsError.single(['file', 'photo'], 'A photo is required.', 'missing');
     const request = await this.idempotency.identify(
       user.id,
       idempotencyKey,
@@ -214,17 +214,17 @@ export class LibrariesService {
   ): Promise<OwnerLibraryResponse> {
     const existing = await this.libraries.findBySlug(slug, user.id);
     if (!existing || existing.created_by !== user.id || existing.status === 'rejected')
-      throw ApiError.notFound();
+      throw new NotFoundError();
     const changes = this.editChanges(rawBody, dto, PROTECTED_LIBRARY_FIELDS);
     if (Object.keys(changes).length === 0 && !file)
-      throw ApiError.badRequest('Provide at least one field to update.');
+      throw new RefusedError('Provide at least one field to update.');
 
     const keys = file ? await this.storePhoto(file, 'libraries') : null;
     const replaced = await this.withPhotoFiles(keys, () =>
       this.libraries.transaction(async (manager) => {
         const row = await this.libraries.findBySlug(slug, user.id, manager, true);
         if (!row || row.created_by !== user.id || row.status === 'rejected')
-          throw ApiError.notFound();
+          throw new NotFoundError();
         return this.applyEdit(manager, row, changes, keys);
       }),
     );
@@ -298,9 +298,9 @@ export class LibrariesService {
     protectedFields: readonly string[],
   ): Partial<LibraryValues> {
     const protectedField = protectedFields.find((field) => Object.hasOwn(rawBody, field));
-    if (protectedField) throw ApiError.badRequest(`Unsupported field: ${protectedField}.`);
+    if (protectedField) throw new RefusedError(`Unsupported field: ${protectedField}.`);
     if ((dto.latitude === undefined) !== (dto.longitude === undefined)) {
-      throw ApiError.badRequest('Latitude and longitude must be provided together.');
+      throw new RefusedError('Latitude and longitude must be provided together.');
     }
     return this.changesFrom(dto);
   }
@@ -322,7 +322,7 @@ export class LibrariesService {
     try {
       processed = await this.photos.process(file.path);
     } catch (error) {
-      if (error instanceof InvalidPhotoError) throw ApiError.badRequest(INVALID_PHOTO_MESSAGE);
+      if (error instanceof InvalidPhotoError) throw new RefusedError(INVALID_PHOTO_MESSAGE);
       throw error;
     }
     const keys = photoKeys(folder);

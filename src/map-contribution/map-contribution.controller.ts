@@ -22,7 +22,11 @@ import {
   ResolveDto,
   VerifiedQueryDto,
 } from './dto/map-contribution.dto.js';
-import { MapContributionService } from './map-contribution.service.js';
+import { ContributionRecordsService } from './contribution-records.service.js';
+import { DuplicateCheckService } from './duplicate-check.service.js';
+import { PermissionWithdrawalService } from './permission-withdrawal.service.js';
+import { ReconciliationService } from './reconciliation.service.js';
+import { WriteSagaService } from './write-saga.service.js';
 
 const actorOf = (user: AuthUser) => ({ id: user.id, username: user.username });
 
@@ -31,14 +35,20 @@ const actorOf = (user: AuthUser) => ({ id: user.id, username: user.username });
 @StaffOnly()
 @Controller('admin/map-contributions')
 export class MapContributionController {
-  constructor(private readonly contributions: MapContributionService) {}
+  constructor(
+    private readonly records: ContributionRecordsService,
+    private readonly checks: DuplicateCheckService,
+    private readonly saga: WriteSagaService,
+    private readonly reconciliation: ReconciliationService,
+    private readonly withdrawal: PermissionWithdrawalService,
+  ) {}
 
   /** Contribution records, filtered by state and eligibility. */
   @Get()
   @RateLimit('read')
   @ApiOkResponse({ type: ContributionPageResponse })
   list(@Query() query: ContributionListQueryDto): Promise<Page<ContributionRecordResponse>> {
-    return this.contributions.list(query);
+    return this.records.list(query);
   }
 
   /** One record with every failing eligibility condition and its audit history. */
@@ -46,7 +56,7 @@ export class MapContributionController {
   @RateLimit('read')
   @ApiOkResponse({ type: ContributionRecordResponse })
   detail(@Param('slug') slug: string): Promise<ContributionRecordResponse> {
-    return this.contributions.detail(slug);
+    return this.records.detail(slug);
   }
 
   /** Run the duplicate check against current map data (read-only). */
@@ -62,7 +72,7 @@ export class MapContributionController {
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
   ): Promise<ContributionRecordResponse> {
-    return this.contributions.check(slug, actorOf(user));
+    return this.checks.check(slug, actorOf(user));
   }
 
   /** Record the resolution of a possible duplicate. */
@@ -83,7 +93,7 @@ export class MapContributionController {
     @Param('slug') slug: string,
     @Body() body: ResolveDto,
   ): Promise<ContributionRecordResponse> {
-    return this.contributions.resolve(slug, actorOf(user), body);
+    return this.checks.resolve(slug, actorOf(user), body);
   }
 
   /** The exact node and changeset tags a confirm would send with the same verification flags. */
@@ -95,7 +105,7 @@ export class MapContributionController {
     description: 'Refused now; details.blockers says why.',
   })
   preview(@Param('slug') slug: string, @Query() query: VerifiedQueryDto): Promise<PreviewResponse> {
-    return this.contributions.preview(slug, {
+    return this.records.preview(slug, {
       name: query.verified_name ?? false,
       brand: query.verified_brand ?? false,
       operator: query.verified_operator ?? false,
@@ -117,7 +127,7 @@ export class MapContributionController {
     @Param('slug') slug: string,
     @Body() body: ConfirmDto,
   ): Promise<ContributionRecordResponse> {
-    return this.contributions.confirm(slug, actorOf(user), {
+    return this.saga.confirm(slug, actorOf(user), {
       name: body.verified_name ?? false,
       brand: body.verified_brand ?? false,
       operator: body.verified_operator ?? false,
@@ -142,7 +152,7 @@ export class MapContributionController {
     @CurrentUser() user: AuthUser,
     @Body() body: BatchConfirmDto,
   ): Promise<BatchConfirmResponse> {
-    return this.contributions.batchConfirm(body.slugs, actorOf(user), {
+    return this.saga.batchConfirm(body.slugs, actorOf(user), {
       name: body.verified?.name ?? false,
       brand: body.verified?.brand ?? false,
       operator: body.verified?.operator ?? false,
@@ -163,7 +173,7 @@ export class MapContributionController {
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
   ): Promise<ContributionRecordResponse> {
-    return this.contributions.reconcile(slug, actorOf(user));
+    return this.reconciliation.reconcile(slug, actorOf(user));
   }
 
   /** Withdraw the submitter's permission (true → false only). */
@@ -183,6 +193,6 @@ export class MapContributionController {
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
   ): Promise<ContributionRecordResponse> {
-    return this.contributions.withdraw(slug, actorOf(user));
+    return this.withdrawal.withdraw(slug, actorOf(user));
   }
 }

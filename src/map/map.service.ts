@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RequestValidationError } from '../common/errors/api-error.js';
+import { InvalidFieldsError } from '../common/errors/domain-errors.js';
 import { parseBbox } from './dto/bbox.rule.js';
 import type { MapFeedQueryDto } from './dto/map-feed.query.js';
 import type { MapFeedResponse } from './dto/map-feed.response.js';
@@ -25,11 +25,11 @@ export class MapService {
   /** The approved (and matching) libraries in a box, dense ones clustered on the zoom's grid. */
   async feed(query: MapFeedQueryDto): Promise<MapFeedResponse> {
     const values = parseBbox(query.bbox);
-    if (!values) throw RequestValidationError.single(['query', 'bbox'], 'bbox is not a valid box');
+    if (!values) throw InvalidFieldsError.single(['query', 'bbox'], 'bbox is not a valid box');
     const boxes = normalizeBbox(...values);
     const level = feedLevel(boxes, query.zoom);
     if (level === null) {
-      throw RequestValidationError.single(
+      throw InvalidFieldsError.single(
         ['query', 'bbox'],
         `bbox is too large for zoom ${query.zoom}: from zoom 18 up it may span at most ${MAX_FEED_CELLS} cells of zoom ${FINEST_COARSENED_LEVEL} (about 3 km across)`,
         'bbox_too_large',

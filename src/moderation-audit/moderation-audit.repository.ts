@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Database, type Sql } from '../database/database.js';
 import { actorLibraryConditions, whereClause, type ActorLibraryFilter } from './audit-filter.js';
 
 export interface AuditFilter extends ActorLibraryFilter {
@@ -46,9 +45,9 @@ function auditWhere(filter: AuditFilter): { where: string; params: unknown[] } {
 /** The append-only moderation audit trail: inserts (inside the caller's transaction) and filtered reads. */
 @Injectable()
 export class ModerationAuditRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
-  async insert(manager: EntityManager, event: NewAuditEvent): Promise<void> {
+  async insert(manager: Sql, event: NewAuditEvent): Promise<void> {
     await manager.query(
       `INSERT INTO moderation_audit_events (kind, actor_id, actor_username, library_id, details, created_at)
        VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -65,7 +64,7 @@ export class ModerationAuditRepository {
 
   async count(filter: AuditFilter): Promise<number> {
     const { where, params } = auditWhere(filter);
-    const rows = await this.dataSource.query<{ n: number }[]>(
+    const rows = await this.db.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM moderation_audit_events e ${where}`,
       params,
     );
@@ -75,7 +74,7 @@ export class ModerationAuditRepository {
   /** Newest first (ids grow with time). */
   find(filter: AuditFilter, limit: number, offset: number): Promise<AuditEventRow[]> {
     const { where, params } = auditWhere(filter);
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT e.id, e.kind, e.actor_id, e.actor_username, e.details, e.created_at, e.library_id,
               l.slug AS library_slug, l.name AS library_name, l.address AS library_address,
               l.city AS library_city, l.country AS library_country, l.status AS library_status

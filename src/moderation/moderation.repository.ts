@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Database, type Sql, type Transaction } from '../database/database.js';
 import { LIBRARY_COLUMNS, likeEscape } from '../libraries/list-query.js';
 import type { LibraryRow } from '../libraries/library.row.js';
 
@@ -116,7 +115,7 @@ export interface ChangedPhoto {
   library_name: string;
 }
 
-interface ModerationSummary {
+export interface ModerationSummaryRow {
   pending_libraries_count: number;
   open_reports_count: number;
   pending_photos_count: number;
@@ -126,10 +125,10 @@ interface ModerationSummary {
 
 @Injectable()
 export class ModerationRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
-  async summary(): Promise<ModerationSummary> {
-    const rows = await this.dataSource.query<ModerationSummary[]>(
+  async summary(): Promise<ModerationSummaryRow> {
+    const rows = await this.db.query<ModerationSummaryRow[]>(
       `SELECT
          (SELECT count(*) FROM libraries WHERE status = 'pending')::int AS pending_libraries_count,
          (SELECT count(*) FROM reports WHERE status = 'open')::int AS open_reports_count,
@@ -142,7 +141,7 @@ export class ModerationRepository {
 
   async countLibraries(filter: LibraryFilter): Promise<number> {
     const { where, params } = libraryWhere(filter);
-    const rows = await this.dataSource.query<{ n: number }[]>(
+    const rows = await this.db.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM libraries l ${where}`,
       params,
     );
@@ -155,7 +154,7 @@ export class ModerationRepository {
     offset: number,
   ): Promise<ModerationLibraryRow[]> {
     const { where, params } = libraryWhere(filter);
-    return this.dataSource.query(
+    return this.db.query(
       `${LIBRARY_SELECT} ${where} ORDER BY l.created_at DESC, l.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, limit, offset],
     );
@@ -163,10 +162,10 @@ export class ModerationRepository {
 
   async findLibrary(
     slug: string,
-    manager?: EntityManager,
+    manager?: Sql,
     lock = false,
   ): Promise<ModerationLibraryRow | null> {
-    const rows = await (manager ?? this.dataSource).query<ModerationLibraryRow[]>(
+    const rows = await (manager ?? this.db).query<ModerationLibraryRow[]>(
       `${LIBRARY_SELECT} WHERE l.slug = $1 ${lock ? 'FOR UPDATE OF l' : ''}`,
       [slug],
     );
@@ -174,7 +173,7 @@ export class ModerationRepository {
   }
 
   async setLibraryStatus(
-    manager: EntityManager,
+    manager: Sql,
     id: number,
     status: string,
     rejectionReason: string,
@@ -185,7 +184,7 @@ export class ModerationRepository {
     );
   }
 
-  async clearStaged(manager: EntityManager, id: number): Promise<void> {
+  async clearStaged(manager: Sql, id: number): Promise<void> {
     await manager.query(
       'UPDATE libraries SET pending_changes = NULL, pending_photo = NULL, updated_at = now() WHERE id = $1',
       [id],
@@ -194,7 +193,7 @@ export class ModerationRepository {
 
   async countReports(filters: { status: string; reason: string }): Promise<number> {
     const { where, params } = statusWhere('x', filters);
-    const rows = await this.dataSource.query<{ n: number }[]>(
+    const rows = await this.db.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM reports x ${where}`,
       params,
     );
@@ -207,7 +206,7 @@ export class ModerationRepository {
     offset: number,
   ): Promise<ModerationReportRow[]> {
     const { where, params } = statusWhere('x', filters);
-    return this.dataSource.query(
+    return this.db.query(
       `${REPORT_SELECT}
        ${where} ORDER BY x.created_at DESC, x.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, limit, offset],
@@ -216,7 +215,7 @@ export class ModerationRepository {
 
   async findReport(id: number): Promise<ModerationReportRow | null> {
     if (!isSerialId(id)) return null;
-    const rows = await this.dataSource.query<ModerationReportRow[]>(
+    const rows = await this.db.query<ModerationReportRow[]>(
       `${REPORT_SELECT}
        WHERE x.id = $1`,
       [id],
@@ -226,7 +225,7 @@ export class ModerationRepository {
 
   /** Sets a report's status; the previous one and its library for the audit trail, null when there is no such report. */
   async setReportStatus(
-    manager: EntityManager,
+    manager: Sql,
     id: number,
     status: string,
   ): Promise<{ previous: string; library_id: number } | null> {
@@ -243,7 +242,7 @@ export class ModerationRepository {
 
   async countPhotos(filters: { status: string }): Promise<number> {
     const { where, params } = statusWhere('x', filters);
-    const rows = await this.dataSource.query<{ n: number }[]>(
+    const rows = await this.db.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM library_photos x ${where}`,
       params,
     );
@@ -256,7 +255,7 @@ export class ModerationRepository {
     offset: number,
   ): Promise<ModerationPhotoRow[]> {
     const { where, params } = statusWhere('x', filters);
-    return this.dataSource.query(
+    return this.db.query(
       `${PHOTO_SELECT}
        ${where} ORDER BY x.created_at DESC, x.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, limit, offset],
@@ -265,7 +264,7 @@ export class ModerationRepository {
 
   async findPhoto(id: number): Promise<ModerationPhotoRow | null> {
     if (!isSerialId(id)) return null;
-    const rows = await this.dataSource.query<ModerationPhotoRow[]>(
+    const rows = await this.db.query<ModerationPhotoRow[]>(
       `${PHOTO_SELECT}
        WHERE x.id = $1`,
       [id],
@@ -280,7 +279,7 @@ export class ModerationRepository {
    * library without one (a rejected photo is never shown). Null when there is no such photo.
    */
   async setPhotoStatus(
-    manager: EntityManager,
+    manager: Sql,
     id: number,
     status: string,
   ): Promise<(PhotoKeys & ChangedPhoto) | null> {
@@ -316,7 +315,7 @@ export class ModerationRepository {
     return photo;
   }
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
   }
 }

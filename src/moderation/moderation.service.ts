@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { ApiError } from '../common/errors/api-error.js';
+import type { Transaction } from '../database/database.js';
+import { NotFoundError, RefusedError } from '../common/errors/domain-errors.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import { paginate, type Page } from '../common/pagination/pagination.js';
 import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
@@ -137,7 +137,7 @@ export class ModerationService {
 
   async getLibrary(slug: string): Promise<ModerationLibraryResponse> {
     const row = await this.moderation.findLibrary(slug);
-    if (!row) throw ApiError.notFound();
+    if (!row) throw new NotFoundError();
     return this.library(row);
   }
 
@@ -148,7 +148,7 @@ export class ModerationService {
   ): Promise<ModerationLibraryResponse> {
     const move = await this.moderation.transaction(async (manager) => {
       const row = await this.moderation.findLibrary(slug, manager, true);
-      if (!row) throw ApiError.notFound();
+      if (!row) throw new NotFoundError();
       return this.changeStatus(manager, actor, row, dto, row);
     });
     await this.moveFiles(move);
@@ -160,7 +160,7 @@ export class ModerationService {
    * rejected library's primary and staged photos leave public view, and come back when it leaves `rejected`.
    */
   private async changeStatus(
-    manager: EntityManager,
+    manager: Transaction,
     actor: AuditActor,
     row: LibraryRow,
     dto: LibraryStatusChange,
@@ -224,8 +224,8 @@ export class ModerationService {
   ): Promise<ModerationLibraryResponse> {
     const changes = this.librariesService.editChanges(rawBody, dto, STAFF_PROTECTED_LIBRARY_FIELDS);
     if (Object.keys(changes).length === 0 && !file && dto.status === undefined)
-      throw ApiError.badRequest('Provide at least one field to update.');
-    if (!(await this.moderation.findLibrary(slug))) throw ApiError.notFound();
+      throw new RefusedError('Provide at least one field to update.');
+    if (!(await this.moderation.findLibrary(slug))) throw new NotFoundError();
 
     const photo = file ? await this.librariesService.storePhoto(file, 'libraries') : null;
     let replaced: PendingPhoto | null = null;
@@ -233,7 +233,7 @@ export class ModerationService {
     try {
       await this.moderation.transaction(async (manager) => {
         const row = await this.moderation.findLibrary(slug, manager, true);
-        if (!row) throw ApiError.notFound();
+        if (!row) throw new NotFoundError();
         const fields = fieldChanges(row, changes);
         if (Object.keys(fields).length > 0 || photo) {
           const applied = Object.fromEntries(
@@ -287,9 +287,9 @@ export class ModerationService {
     const obsolete: PendingPhoto[] = [];
     await this.moderation.transaction(async (manager) => {
       const row = await this.moderation.findLibrary(slug, manager, true);
-      if (!row) throw ApiError.notFound();
+      if (!row) throw new NotFoundError();
       if (!row.pending_changes && !row.pending_photo)
-        throw ApiError.badRequest('No staged changes to review.');
+        throw new RefusedError('No staged changes to review.');
       const changes = (row.pending_changes ?? {}) as Partial<LibraryValues>;
       if (dto.action === 'approve') {
         const aiFields = row.ai_generated_fields.filter((field) => !(field in changes));
@@ -320,7 +320,7 @@ export class ModerationService {
   async queueEnrichment(slug: string): Promise<boolean> {
     return this.moderation.transaction(async (manager) => {
       const row = await this.moderation.findLibrary(slug, manager, true);
-      if (!row) throw ApiError.notFound();
+      if (!row) throw new NotFoundError();
       if (row.name && row.description) return false;
       return this.enrichment.enqueue(manager, row.id);
     });
@@ -343,7 +343,7 @@ export class ModerationService {
   ): Promise<ModerationReportResponse> {
     await this.moderation.transaction(async (manager) => {
       const report = await this.moderation.setReportStatus(manager, id, status);
-      if (!report) throw ApiError.notFound();
+      if (!report) throw new NotFoundError();
       await this.audit.record(manager, REPORT_STATUS_KINDS[status], actor, report.library_id, {
         report_id: id,
         from: report.previous,
@@ -374,7 +374,7 @@ export class ModerationService {
   ): Promise<ModerationPhotoResponse> {
     const photo = await this.moderation.transaction(async (manager) => {
       const changed = await this.moderation.setPhotoStatus(manager, id, status);
-      if (!changed) throw ApiError.notFound();
+      if (!changed) throw new NotFoundError();
       await this.audit.record(manager, PHOTO_STATUS_KINDS[status], actor, changed.library_id, {
         photo_id: id,
         from: changed.previous,

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
-import { runTransaction } from '../database/transaction.js';
+import { Database, type Transaction } from '../database/database.js';
 import type { LibraryRefColumns } from '../libraries/library.row.js';
 import type { ReportReason } from './dto/create-report.dto.js';
 
@@ -21,7 +19,7 @@ export interface ReportRow {
 
 @Injectable()
 export class ReportsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   /** In an explicit transaction, so a connection lost during COMMIT is known as such (see runTransaction). */
   async insert(
@@ -34,10 +32,9 @@ export class ReportsRepository {
       thumbnailKey: string | null;
     },
     /** Runs in the insert's transaction with the new row (e.g. to record an idempotency key). */
-    afterInsert: (manager: EntityManager, row: ReportRow) => Promise<void> = () =>
-      Promise.resolve(),
+    afterInsert: (tx: Transaction, row: ReportRow) => Promise<void> = () => Promise.resolve(),
   ): Promise<ReportRow> {
-    return runTransaction(this.dataSource, async (manager) => {
+    return this.db.transaction(async (manager) => {
       const rows = await manager.query<ReportRow[]>(
         `INSERT INTO reports (library_id, created_by, reason, details, photo_key, thumbnail_key)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, reason, created_at`,
@@ -56,7 +53,7 @@ export class ReportsRepository {
   }
 
   async countByCreator(userId: number): Promise<number> {
-    const rows = await this.dataSource.query<{ n: number }[]>(
+    const rows = await this.db.query<{ n: number }[]>(
       'SELECT count(*)::int AS n FROM reports WHERE created_by = $1',
       [userId],
     );
@@ -64,7 +61,7 @@ export class ReportsRepository {
   }
 
   findByCreator(userId: number, limit: number, offset: number): Promise<MyReportRow[]> {
-    return this.dataSource.query<MyReportRow[]>(
+    return this.db.query<MyReportRow[]>(
       `SELECT r.id, r.reason, r.status, r.created_at, l.id AS library_id, l.slug AS library_slug,
               l.name AS library_name, l.city AS library_city, l.country AS library_country,
               l.status AS library_status

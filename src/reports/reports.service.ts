@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth/auth-user.js';
-import { ApiError } from '../common/errors/api-error.js';
+import { NotFoundError } from '../common/errors/domain-errors.js';
 import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
 import type { MyReportResponse, ReportCreatedResponse } from '../libraries/dto/library.response.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
@@ -46,7 +46,7 @@ export class ReportsService {
     const earlier = await this.idempotency.replay(request);
     if (earlier) return earlier.body as ReportCreatedResponse;
     const library = await this.libraries.findBySlug(slug, null);
-    if (!library || library.status !== 'approved') throw ApiError.notFound();
+    if (!library || library.status !== 'approved') throw new NotFoundError();
     const photo = file ? await this.librariesService.storePhoto(file, 'reports') : null;
     try {
       const row = await this.librariesService.withPhotoFiles(photo, () =>

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Database } from '../database/database.js';
 
 export interface Totals {
   total_approved: number;
@@ -10,7 +9,7 @@ export interface Totals {
 
 @Injectable()
 export class StatisticsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   /**
    * From `library_country_counts` (per country, kept exact by triggers with `library_counts`), the index of the oldest approved library,
@@ -18,7 +17,7 @@ export class StatisticsRepository {
    * Counting the approved rows themselves cost 1.6 s cold at 1,000,000 libraries (issue 22).
    */
   async totals(): Promise<Totals> {
-    const rows = await this.dataSource.query<Totals[]>(
+    const rows = await this.db.query<Totals[]>(
       `SELECT (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS total_approved,
               ((SELECT coalesce(sum(with_photo), 0) FROM library_country_counts)
                + (SELECT count(DISTINCT p.library_id) FROM library_photos p JOIN libraries l ON l.id = p.library_id
@@ -30,7 +29,7 @@ export class StatisticsRepository {
   }
 
   topCountries(limit: number): Promise<{ country: string; count: number }[]> {
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT country, approved AS count FROM library_country_counts
        WHERE approved > 0 ORDER BY approved DESC, country ASC LIMIT $1`,
       [limit],
@@ -45,7 +44,7 @@ export class StatisticsRepository {
     unit: 'day' | 'month',
     until: Date,
   ): Promise<{ period: string; cumulative_count: number }[]> {
-    return this.dataSource.query(
+    return this.db.query(
       `WITH added AS (
          SELECT date_trunc($1, day::timestamp) AS period, sum(approved)::int AS n
          FROM library_counts GROUP BY 1 HAVING sum(approved) > 0

@@ -25,11 +25,6 @@ export class UsersRepository {
     return this.users.findOneBy({ id });
   }
 
-  /** Case-insensitive match on username or email, as login and staff creation use them. */
-  findByUsernameOrEmail(identifier: string): Promise<UserEntity | null> {
-    return this.loginCandidates(identifier).then((users) => users[0] ?? null);
-  }
-
   /**
    * The accounts a login identifier can mean: the one with that username, then the one with that email
    * (case-insensitive; at most two). Both are tried, so a username equal to someone's email cannot lock them out.

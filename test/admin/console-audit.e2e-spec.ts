@@ -5,14 +5,15 @@
  */
 import request from 'supertest';
 import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { call } from '../support/community.js';
 import { takeEveryDecision } from '../support/decisions.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { createLibrary, insertLibrary, jpeg, libraryRow } from '../support/libraries.js';
 import { signInConsole, type ConsoleAgent } from '../support/console.js';
 import { AUDIT_KINDS } from '../../src/moderation-audit/dto/moderation-audit.dto.js';
 import { StaffService } from '../../src/users/staff.service.js';
+import { useTestSuite } from '../support/suite.js';
 
 describe('staff console: edit, audit history, duplicate check availability', () => {
   let db: TestDatabase;
@@ -22,18 +23,13 @@ describe('staff console: edit, audit history, duplicate check availability', () 
   let agent: ConsoleAgent;
   let csrf: string;
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     staff = await registerUser(t.http);
     await makeStaff(db.url, staff.id);
     alice = await registerUser(t.http);
     ({ agent, csrf } = await signInConsole(t.http, staff));
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   const editForm = (slug: string, fields: Record<string, string>, token: string | null = csrf) => {

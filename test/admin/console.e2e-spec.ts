@@ -8,9 +8,10 @@ import request from 'supertest';
 import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
 import { createTestApp, itWithDatabaseServer, type TestApp } from '../support/app.js';
 import { insertCommunityPhoto, insertReport } from '../support/community.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import { insertLibrary } from '../support/libraries.js';
 import { csrfOf, postSignInForm, signInConsole } from '../support/console.js';
+import { useTestSuite } from '../support/suite.js';
 
 const CSRF_REFUSAL = 'This form has expired or did not come from this console.';
 
@@ -30,17 +31,12 @@ describe('staff console', () => {
   let staff: RegisteredUser;
   let reader: RegisteredUser;
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     staff = await registerUser(t.http);
     await makeStaff(db.url, staff.id);
     reader = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   const signIn = (user: RegisteredUser = staff, http = t.http) => signInConsole(http, user);
@@ -515,16 +511,11 @@ describe('staff console sign-in rate limit', () => {
   let t: TestApp;
   let staff: RegisteredUser;
 
+  useTestSuite({ env: { RATE_LIMIT_LOGIN: '2' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_LOGIN: '2' } });
     staff = await registerUser(t.http);
     await makeStaff(db.url, staff.id);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('shares the API login counter: over the limit the form answers 429 and signs nobody in', async () => {

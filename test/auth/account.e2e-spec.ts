@@ -1,11 +1,9 @@
 import request from 'supertest';
 import { bearer, loginUser, registerUser, TEST_PASSWORD } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
-
-const UNAUTHORIZED = { message: 'Unauthorized', details: null };
-const INVALID_REFRESH = { message: 'Invalid or expired refresh token.', details: null };
-const error = (message: string) => ({ message, details: null });
+import type { TestApp } from '../support/app.js';
+import { withClient, type TestDatabase } from '../support/database.js';
+import { errorBody as error, INVALID_REFRESH, UNAUTHORIZED } from '../support/errors.js';
+import { useTestSuite } from '../support/suite.js';
 
 describe('account changes: email, password, deletion', () => {
   let db: TestDatabase;
@@ -14,15 +12,7 @@ describe('account changes: email, password, deletion', () => {
   const count = async (sql: string, params: unknown[]) =>
     withClient(db.url, async (client) => Number((await client.query(sql, params)).rows[0].count));
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
 
   describe('PATCH /auth/me/email', () => {
     it('200 with the User object; the email is stored trimmed and lower-cased', async () => {

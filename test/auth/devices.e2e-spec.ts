@@ -1,20 +1,18 @@
 import request from 'supertest';
 import { bearer, loginUser, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import { NOT_FOUND, UNAUTHORIZED } from '../support/errors.js';
+import { useTestSuite } from '../support/suite.js';
 
-const UNAUTHORIZED = { message: 'Unauthorized', details: null };
 const HELD_ELSEWHERE = {
   message: 'This device token is registered to another account.',
   details: null,
 };
-const NOT_FOUND = { message: 'Not found.', details: null };
 
 let seq = 0;
 const deviceToken = () => `apns-${process.pid}-${(seq += 1)}-${'a1'.repeat(28)}`;
 
 describe('push device tokens (decisions §3)', () => {
-  let db: TestDatabase;
   let t: TestApp;
   const devices = '/api/v1/auth/devices';
   const register = (user: { access: string }, token: string, environment = 'production') =>
@@ -30,16 +28,11 @@ describe('push device tokens (decisions §3)', () => {
   let alice: RegisteredUser;
   let bob: RegisteredUser;
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     alice = await registerUser(t.http);
     bob = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('POST 201 {token, environment, is_active} for a new token', async () => {

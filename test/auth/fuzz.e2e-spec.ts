@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import request from 'supertest';
 import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import { useTestSuite } from '../support/suite.js';
 
 const RUNS = 100;
 
@@ -40,26 +40,22 @@ function bodies(fields: string[]): fc.Arbitrary<unknown> {
 }
 
 describe('auth endpoints never answer 500, whatever the JSON body (fast-check)', () => {
-  let db: TestDatabase;
   let t: TestApp;
   let local: RegisteredUser;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       env: {
         RATE_LIMIT_ENABLED: 'false',
         APPLE_CLIENT_IDS: 'com.example.bookcase',
         APPLE_JWKS_URL: 'http://127.0.0.1:9/keys',
       },
-    });
-    local = await registerUser(t.http);
-  });
+    },
+    (s) => ({ t } = s),
+  );
 
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
+  beforeAll(async () => {
+    local = await registerUser(t.http);
   });
 
   const endpoints: [string, 'post' | 'patch' | 'put' | 'delete', string, string[], boolean][] = [

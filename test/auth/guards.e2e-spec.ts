@@ -1,12 +1,11 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { bearer, makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import { StaffProbeModule } from '../support/staff-probe.module.js';
-
-const UNAUTHORIZED = { message: 'Unauthorized', details: null };
-const STAFF_REQUIRED = { message: 'Staff access required.', details: null };
+import { STAFF_REQUIRED, UNAUTHORIZED } from '../support/errors.js';
+import { useTestSuite } from '../support/suite.js';
 
 describe('global JWT and staff guards', () => {
   let db: TestDatabase;
@@ -14,19 +13,16 @@ describe('global JWT and staff guards', () => {
   let user: RegisteredUser;
   const probe = (path: string) => `/api/v1/staff-probe/${path}`;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       imports: [StaffProbeModule],
       env: { RATE_LIMIT_ENABLED: 'false' },
-    });
-    user = await registerUser(t.http);
-  });
+    },
+    (s) => ({ db, t } = s),
+  );
 
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
+  beforeAll(async () => {
+    user = await registerUser(t.http);
   });
 
   describe('a route without decorators requires a valid access token', () => {
@@ -164,22 +160,15 @@ describe('global JWT and staff guards', () => {
 });
 
 describe('guard order: the rate limit comes before authentication', () => {
-  let db: TestDatabase;
   let t: TestApp;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       imports: [StaffProbeModule],
       env: { RATE_LIMIT_READ: '2' },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+    },
+    (s) => ({ t } = s),
+  );
 
   it('answers 429 (not 401) once an anonymous caller is over the limit', async () => {
     await request(t.http).get('/api/v1/staff-probe/private').expect(401);

@@ -1,14 +1,10 @@
 import type { JWTPayload } from 'jose';
 import request from 'supertest';
 import { bearer, loginUser, registerUser } from '../support/auth.js';
-import {
-  createTestApp,
-  describeWithRedis,
-  type TestApp,
-  itWithDatabaseServer,
-} from '../support/app.js';
+import { describeWithRedis, type TestApp, itWithDatabaseServer } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { useTestSuite } from '../support/suite.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import {
   closedPortUrl,
   startFakeJwks,
@@ -86,25 +82,17 @@ describe('POST /auth/social', () => {
         (await client.query('SELECT first_name, last_name FROM users WHERE id = $1', [id])).rows[0],
     );
 
-  beforeAll(async () => {
-    providers = {
-      apple: await startFakeJwks(() => clock.now()),
-      google: await startFakeJwks(() => clock.now()),
-    };
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       clock,
-      env: { RATE_LIMIT_ENABLED: 'false', ...socialEnv(providers) },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await providers?.apple.close();
-    await providers?.google.close();
-  });
+      fakes: async () => ({
+        apple: await startFakeJwks(() => clock.now()),
+        google: await startFakeJwks(() => clock.now()),
+      }),
+      env: (fakes) => ({ RATE_LIMIT_ENABLED: 'false', ...socialEnv(fakes) }),
+    },
+    (s) => ({ db, t, fakes: providers } = s),
+  );
 
   describe('request checks', () => {
     it.each([['facebook'], ['Apple'], [''], ['google ']])(
@@ -533,30 +521,26 @@ describe('POST /auth/social', () => {
 });
 
 describe('POST /auth/social with an unreachable JWKS or an unconfigured provider', () => {
-  let db: TestDatabase;
   let t: TestApp;
   let apple: FakeJwks;
   const clock = new FakeClock();
 
-  beforeAll(async () => {
-    apple = await startFakeJwks(() => clock.now());
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       clock,
-      env: {
+      fakes: async () => ({ apple: await startFakeJwks(() => clock.now()) }),
+      env: async () => ({
         RATE_LIMIT_ENABLED: 'false',
         APPLE_CLIENT_IDS: APPLE_AUD,
         APPLE_JWKS_URL: await closedPortUrl(),
-      },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await apple?.close();
-  });
+      }),
+    },
+    (s) =>
+      ({
+        t,
+        fakes: { apple },
+      } = s),
+  );
 
   it('400 Invalid identity token. when the JWKS cannot be fetched', async () => {
     const idToken = await apple.sign({
@@ -591,26 +575,18 @@ describeWithRedis('POST /auth/social replay guard in Redis', () => {
   let providers: Providers;
   const clock = new FakeClock();
 
-  beforeAll(async () => {
-    providers = {
-      apple: await startFakeJwks(() => clock.now()),
-      google: await startFakeJwks(() => clock.now()),
-    };
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       clock,
       redis: true,
-      env: { RATE_LIMIT_ENABLED: 'false', ...socialEnv(providers) },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await providers?.apple.close();
-    await providers?.google.close();
-  });
+      fakes: async () => ({
+        apple: await startFakeJwks(() => clock.now()),
+        google: await startFakeJwks(() => clock.now()),
+      }),
+      env: (fakes) => ({ RATE_LIMIT_ENABLED: 'false', ...socialEnv(fakes) }),
+    },
+    (s) => ({ db, t, fakes: providers } = s),
+  );
 
   it('refuses a replayed jti across requests: the database records the claim, Redis refuses the replay first', async () => {
     const token = await googleToken(providers);

@@ -1,17 +1,10 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { bearer, registerUser, TEST_PASSWORD } from '../support/auth.js';
-import {
-  createTestApp,
-  TEST_JWT_SECRET,
-  type TestApp,
-  itWithDatabaseServer,
-} from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
-
-const UNAUTHORIZED = { message: 'Unauthorized', details: null };
-const INVALID_REFRESH = { message: 'Invalid or expired refresh token.', details: null };
-const INVALID_CREDENTIALS = { message: 'Invalid credentials.', details: null };
+import { TEST_JWT_SECRET, type TestApp, itWithDatabaseServer } from '../support/app.js';
+import { withClient, type TestDatabase } from '../support/database.js';
+import { INVALID_CREDENTIALS, INVALID_REFRESH, UNAUTHORIZED } from '../support/errors.js';
+import { useTestSuite } from '../support/suite.js';
 
 function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8'));
@@ -33,15 +26,7 @@ describe('register, login, refresh, me', () => {
   let t: TestApp;
   const api = (path: string) => `/api/v1/auth/${path}`;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
 
   describe('POST /auth/register', () => {
     it('answers 201 with exactly {access, refresh}, private and uncached', async () => {
@@ -541,21 +526,14 @@ describe('register, login, refresh, me', () => {
 });
 
 describe('token lifetimes come from JWT_ACCESS_TTL / JWT_REFRESH_TTL', () => {
-  let db: TestDatabase;
   let t: TestApp;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       env: { RATE_LIMIT_ENABLED: 'false', JWT_ACCESS_TTL: '1m', JWT_REFRESH_TTL: '2d' },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+    },
+    (s) => ({ t } = s),
+  );
 
   it('issues tokens with the configured lifetimes', async () => {
     const user = await registerUser(t.http);

@@ -16,7 +16,7 @@ import {
   postPhoto,
   setLibraryStatus,
 } from '../support/community.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import {
   GIF_1X1,
   insertLibrary,
@@ -30,6 +30,7 @@ import {
   webp,
   type InsertedLibrary,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const EIGHT_MB = 8 * 1024 * 1024;
 
@@ -40,18 +41,13 @@ describe('community photos', () => {
   let bob: RegisteredUser;
   let staff: RegisteredUser;
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     alice = await registerUser(t.http);
     bob = await registerUser(t.http);
     staff = await registerUser(t.http);
     await makeStaff(db.url, staff.id);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   const photoFiles = (): string[] => mediaFiles(`${t.config.mediaRoot}/photos`);
@@ -480,18 +476,12 @@ describe('community photo rate limit (write tier, a counter of its own)', () => 
   let db: TestDatabase;
   let t: TestApp;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       env: { RATE_LIMIT_REGISTER: '100', RATE_LIMIT_READ: '100', RATE_LIMIT_WRITE: '2' },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+    },
+    (s) => ({ db, t } = s),
+  );
 
   it('the third POST in the window is 429 and stores nothing; other write endpoints are unaffected', async () => {
     const user = await registerUser(t.http);

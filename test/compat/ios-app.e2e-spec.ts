@@ -4,9 +4,9 @@
  * submission, Kosovo (`XK`) as a country, and revalidating anonymous reads (it ignores `Vary`).
  */
 import request from 'supertest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import {
   defaultPhoto,
   insertLibrary,
@@ -14,6 +14,7 @@ import {
   submissionFields,
   submitLibrary,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 /** What the app sends with every request (URLSession defaults plus its own headers). */
 const APP_HEADERS = {
@@ -36,16 +37,11 @@ describe('iOS app compatibility', () => {
     return req;
   };
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     owner = await registerUser(t.http);
     other = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   describe('DELETE /auth/me of a social-only account', () => {

@@ -17,10 +17,11 @@ import {
 } from '../../src/export/export.options.js';
 import type { ExportRunResult } from '../../src/export/export.service.js';
 import { registerUser } from '../support/auth.js';
-import { createTestApp, itWithDatabaseServer, type TestApp } from '../support/app.js';
+import { itWithDatabaseServer, type TestApp } from '../support/app.js';
 import { insertCommunityPhoto, insertReport } from '../support/community.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import { insertLibrary, ISO_MS, ITEM_FIELDS } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const DAY = 86_400_000;
 const BASE = '/api/v1/libraries/export';
@@ -81,10 +82,8 @@ describe('open-data export', () => {
     return result;
   }
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       env: { EXPORT_INTERVAL: '1d', RATE_LIMIT_ENABLED: 'false', SERVICE_NAME: 'Book Corners' },
       overrides: [
         {
@@ -92,13 +91,12 @@ describe('open-data export', () => {
           useValue: { ...DEFAULT_EXPORT_OPTIONS, autoStart: false, batchSize: 2 },
         },
       ],
-    });
-    job = t.app.get(ExportJob);
-  });
+    },
+    (s) => ({ db, t } = s),
+  );
 
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
+  beforeAll(async () => {
+    job = t.app.get(ExportJob);
   });
 
   it('answers 503 with Retry-After and the error envelope before the first export', async () => {
@@ -427,21 +425,14 @@ describe('open-data export', () => {
 });
 
 describe('open-data export rate tier', () => {
-  let db: TestDatabase;
   let t: TestApp;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       env: { RATE_LIMIT_EXPORT: '3', RATE_LIMIT_READ: '1' },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+    },
+    (s) => ({ t } = s),
+  );
 
   it('counts against its own `export` tier, not the read tier', async () => {
     for (let index = 0; index < 3; index += 1) {

@@ -17,6 +17,7 @@ import {
   UNAUTHORIZED,
   type InsertedLibrary,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const ADDED = { message: 'Library added to favourites.' };
 const ALREADY = { message: 'Library is already in your favourites.' };
@@ -40,16 +41,11 @@ describe('favourites', () => {
   let alice: RegisteredUser;
   let bob: RegisteredUser;
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     alice = await registerUser(t.http);
     bob = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   const favouriteRows = (userId: number, libraryId?: number): Promise<number> =>

@@ -4,8 +4,8 @@
  */
 import request from 'supertest';
 import { registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp, itWithDatabaseServer } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { type TestApp, itWithDatabaseServer } from '../support/app.js';
+import type { TestDatabase } from '../support/database.js';
 import {
   countLibraries,
   createLibrary,
@@ -18,6 +18,7 @@ import {
   withFields,
   sortedKeys,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 type Fields = Record<string, string | number | boolean | undefined>;
 
@@ -26,15 +27,10 @@ describe('POST /libraries/', () => {
   let t: TestApp;
   let alice: RegisteredUser;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
-    alice = await registerUser(t.http);
-  });
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
 
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
+  beforeAll(async () => {
+    alice = await registerUser(t.http);
   });
 
   /** 422 whose every error points at `loc`, with nothing stored. */

@@ -4,8 +4,8 @@
  */
 import request from 'supertest';
 import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import {
   createLibrary,
   insertLibraries,
@@ -16,6 +16,7 @@ import {
   UNAUTHORIZED,
   withFields,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 describe('GET /libraries/{slug}', () => {
   let db: TestDatabase;
@@ -29,9 +30,9 @@ describe('GET /libraries/{slug}', () => {
     return token ? req.set('Authorization', bearer(token)) : req;
   };
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     owner = await registerUser(t.http);
     other = await registerUser(t.http);
     const [approved] = await insertLibraries(db.url, [
@@ -110,11 +111,6 @@ describe('GET /libraries/{slug}', () => {
         approvedId,
       ]);
     });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('shows an approved library to anyone: item fields + approved community photos, newest first', async () => {

@@ -5,8 +5,8 @@
  */
 import request from 'supertest';
 import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import {
   insertLibraries,
   ISO_MS,
@@ -14,6 +14,7 @@ import {
   sortedKeys,
   type LibraryFixture,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const at = (iso: string) => new Date(iso);
 
@@ -31,9 +32,9 @@ describe('library listing', () => {
   const slugsOf = (res: request.Response) =>
     (res.body.items as { slug: string }[]).map((item) => item.slug);
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     alice = await registerUser(t.http);
     bob = await registerUser(t.http);
 
@@ -133,11 +134,6 @@ describe('library listing', () => {
         ids['malta-25'],
       ]);
     });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   const APPROVED_TOTAL = 3 + 25 + 4 + 5;

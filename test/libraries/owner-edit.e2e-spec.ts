@@ -5,8 +5,8 @@
  */
 import request from 'supertest';
 import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import {
   createLibrary,
   jpeg,
@@ -20,6 +20,7 @@ import {
   withFields,
   type PhotoPart,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 type Fields = Record<string, string | number | boolean | undefined>;
 
@@ -49,16 +50,11 @@ describe('PATCH /libraries/{slug}', () => {
     return created;
   }
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     owner = await registerUser(t.http);
     other = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   describe('who may edit', () => {

@@ -6,8 +6,8 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
 import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { TEST_JWT_SECRET, type TestApp } from '../support/app.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import {
   countLibraries,
   createLibrary,
@@ -18,6 +18,7 @@ import {
   submissionFields,
   submitLibrary,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const PERMISSION = 'mapdb_submission_allowed';
 
@@ -27,16 +28,11 @@ describe('permission and provenance (spec rules 1–5)', () => {
   let alice: RegisteredUser;
   let bob: RegisteredUser;
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     alice = await registerUser(t.http);
     bob = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   const permissionOf = async (id: number) => {

@@ -6,8 +6,9 @@
  */
 import request from 'supertest';
 import { nearBox } from '../../src/libraries/near-box.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import { withClient, type TestDatabase } from '../support/database.js';
+import { useTestSuite } from '../support/suite.js';
 
 interface Centre {
   name: string;
@@ -31,9 +32,9 @@ describe('proximity count', () => {
   let db: TestDatabase;
   let t: TestApp;
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     await withClient(db.url, async (client) => {
       for (const centre of CENTRES) {
         await client.query(
@@ -48,11 +49,6 @@ describe('proximity count', () => {
       }
       await client.query('VACUUM ANALYZE libraries');
     });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('the box holds every point at exactly the radius, at every bearing', async () => {

@@ -10,8 +10,9 @@ import {
   pageQuery,
   type LibrarySearch,
 } from '../../src/libraries/list-query.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import { withClient, type TestDatabase } from '../support/database.js';
+import { useTestSuite } from '../support/suite.js';
 
 const ROWS = 6000;
 
@@ -36,9 +37,9 @@ describe('query plans of the library list', () => {
   let db: TestDatabase;
   let t: TestApp;
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     await withClient(db.url, async (client) => {
       await client.query(
         `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, location, status, created_at)
@@ -63,11 +64,6 @@ describe('query plans of the library list', () => {
       // planner prices a GIN scan of freshly inserted rows as a full read of the pending list.
       await client.query('VACUUM ANALYZE libraries');
     });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   async function explain(statement: { text: string; params: unknown[] }): Promise<PlanNode> {

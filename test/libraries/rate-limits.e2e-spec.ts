@@ -4,8 +4,8 @@
  */
 import request from 'supertest';
 import { bearer, loginUser, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import type { TestDatabase } from '../support/database.js';
 import {
   countLibraries,
   createLibrary,
@@ -14,6 +14,7 @@ import {
   submissionFields,
   submitLibrary,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const TOO_MANY = {
   message: 'Too many requests. Please try again later.',
@@ -26,16 +27,11 @@ describe('library rate limits', () => {
   let alice: RegisteredUser;
   let approvedSlug: string;
 
+  useTestSuite({ env: { RATE_LIMIT_REGISTER: '50' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_REGISTER: '50' } });
     alice = await registerUser(t.http);
     approvedSlug = (await insertLibrary(db.url, { slug: 'limited-approved' })).slug;
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   /** Each test starts with fresh windows (and so needs a fresh access token). */

@@ -5,8 +5,8 @@
 import sharp from 'sharp';
 import request from 'supertest';
 import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import {
   createLibrary,
   fetchMedia,
@@ -23,6 +23,7 @@ import {
   withFields,
   type PhotoPart,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const MB = 1024 * 1024;
 const REASONS = ['damaged', 'missing', 'incorrect_info', 'inappropriate', 'other'];
@@ -51,9 +52,9 @@ describe('reports and the caller’s own lists', () => {
         (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM reports')).rows[0].n,
     );
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     alice = await registerUser(t.http);
     bob = await registerUser(t.http);
     for (const row of await insertLibraries(db.url, [
@@ -64,11 +65,6 @@ describe('reports and the caller’s own lists', () => {
     ])) {
       ids[row.slug] = row.id;
     }
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   describe('POST /libraries/{slug}/report', () => {

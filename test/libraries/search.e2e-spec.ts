@@ -4,9 +4,10 @@
  * ordering and radius_km with points a known distance apart.
  */
 import request from 'supertest';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import type { TestDatabase } from '../support/database.js';
 import { insertLibraries, type LibraryFixture } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const at = (iso: string) => new Date(iso);
 
@@ -30,9 +31,9 @@ describe('library search and proximity', () => {
     return (res.body.items as { slug: string }[]).map((item) => item.slug);
   };
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     const fixtures: LibraryFixture[] = [
       // q: full text over name and description.
       {
@@ -134,11 +135,6 @@ describe('library search and proximity', () => {
       db.url,
       fixtures.map((fixture) => ({ country: 'NO', city: 'Oslo', ...fixture })),
     );
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   describe('q', () => {

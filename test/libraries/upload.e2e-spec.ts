@@ -9,8 +9,8 @@ import sharp from 'sharp';
 import request from 'supertest';
 import { pendingUploadFiles } from '../../src/common/media/photo-upload.interceptor.js';
 import { registerUser, bearer, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import {
   countLibraries,
   fetchMedia,
@@ -28,6 +28,7 @@ import {
   webp,
   type PhotoPart,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const MB = 1024 * 1024;
 const TOO_LARGE = { message: 'Photo must be 8MB or smaller.', details: null };
@@ -37,15 +38,10 @@ describe('POST /libraries/ photo pipeline', () => {
   let t: TestApp;
   let alice: RegisteredUser;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
-    alice = await registerUser(t.http);
-  });
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
 
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
+  beforeAll(async () => {
+    alice = await registerUser(t.http);
   });
 
   /** Submits, expects `status` and `body`, and checks that neither a row nor a file was added. */

@@ -5,7 +5,7 @@
  * before anything is sent.
  */
 import { loginUser } from '../support/auth.js';
-import { CAPABILITIES_MAX_AGE_MS } from '../../src/map-contribution/map-contribution.service.js';
+import { CAPABILITIES_MAX_AGE_MS } from '../../src/map-contribution/domain/timing.js';
 import { adminPost, checkPasses, codes, mapSuite, submitLibrary } from './helpers.js';
 
 describe('map contribution capabilities', () => {

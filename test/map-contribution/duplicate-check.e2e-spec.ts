@@ -2,67 +2,25 @@
  * POST /{slug}/check against the fake interpreter: each of the five blocking signals on its own, nothing beyond the
  * radius, other features as warnings only, the stored snapshot (relevant public tags only) and its event; failed
  * queries (5xx three times, timeout, malformed, long Retry-After, dropped sockets) leave a sanitized error and block
- * the confirm; a check older than MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS (here 600) is stale.
+ * the confirm (duplicate-check-failures.e2e-spec.ts); a check older than MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS
+ * (here 600) is stale (there too).
  */
-import { loginUser, type RegisteredUser } from '../support/auth.js';
+import type { RegisteredUser } from '../support/auth.js';
 import type { TestApp } from '../support/app.js';
 import type { TestDatabase } from '../support/database.js';
-import type { FakeQueryElement } from '../support/fake-map-server.js';
-import {
-  DEG_PER_M,
-  adminGet,
-  adminPost,
-  checkPasses,
-  codes,
-  contributionRow,
-  eventRows,
-  sql,
-  submitLibrary,
-  type SubmittedLibrary,
-  mapSuite,
-} from './helpers.js';
-
-const MAX_AGE_SECONDS = 600;
+import { adminGet, codes, contributionRow, eventRows, sql } from './helpers.js';
+import { duplicateCheckSuite } from './duplicate-check-support.js';
 
 describe('map contribution duplicate check', () => {
-  const suite = mapSuite({
-    env: { MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS: String(MAX_AGE_SECONDS) },
-  });
+  const { suite, library, near, check } = duplicateCheckSuite();
   const { fake } = suite;
   let db: TestDatabase;
   let t: TestApp;
   let staff: RegisteredUser;
-  let owner: RegisteredUser;
 
   beforeAll(() => {
-    ({ db, t, staff, owner } = suite);
+    ({ db, t, staff } = suite);
   });
-
-  beforeEach(() => fake.reset());
-
-  /** A library submitted with a known name, address, brand and operator. */
-  const library = () =>
-    submitLibrary(t.http, owner, staff, {
-      name: 'Bücherschrank am Markt',
-      address: 'Marktplatz 1',
-      brand: 'Bücherwelt',
-      operator: 'Bürgerverein Altstadt',
-    });
-
-  /** A feature `metres` north of the library. */
-  const near = (
-    lib: SubmittedLibrary,
-    metres: number,
-    id: number,
-    tags: Record<string, string>,
-    type: FakeQueryElement['type'] = 'node',
-  ): FakeQueryElement => ({ type, id, lat: lib.lat + metres * DEG_PER_M, lon: lib.lng, tags });
-
-  const check = async (lib: SubmittedLibrary) => {
-    const res = await adminPost(t.http, staff.access, `/${lib.slug}/check`);
-    expect(res.status).toBe(200);
-    return res.body;
-  };
 
   type Snapshot = { type: string; id: number; distance_m: number; tags: object; signals: string[] };
   const expectSnapshot = (actual: Snapshot[], expected: Snapshot[]) => {
@@ -328,145 +286,6 @@ describe('map contribution duplicate check', () => {
         'possible_duplicate',
         'no_match',
       ]);
-    });
-  });
-
-  describe('failed checks block', () => {
-    const SECRET_BODY = 'upstream-secret-body-9921';
-
-    /** A passed check first, so the failure shows on a record that was eligible. */
-    const failedCheck = async (script: () => void, code: string, queries: number) => {
-      const lib = await library();
-      await checkPasses(t.http, staff, lib.slug);
-      const checkedAt = (await contributionRow(db.url, lib.id))?.checked_at;
-      fake.reset();
-      script();
-      const body = await check(lib);
-      expect(fake.requestsTo('query')).toHaveLength(queries);
-      expect(body).toMatchObject({
-        status: 'no_match',
-        eligible: false,
-        last_error_code: code,
-      });
-      expect(codes(body)).toEqual(['check_failed']);
-      expect(body.last_error_message).not.toMatch(/127\.0\.0\.1|http:|interpreter/);
-      expect(body.last_error_message).not.toContain(SECRET_BODY);
-      const row = await contributionRow(db.url, lib.id);
-      expect(row).toMatchObject({ last_check_failed: true, last_error_code: code });
-      expect(row?.checked_at).toEqual(checkedAt);
-      expect(body.events.at(-1)).toMatchObject({
-        type: 'duplicate_check',
-        outcome: 'failed',
-        details: { error_code: code },
-      });
-      expect(JSON.stringify(await eventRows(db.url, lib.id))).not.toContain(SECRET_BODY);
-
-      // The confirmation reruns the check, which fails the same way: refused, nothing written.
-      fake.reset();
-      script();
-      const confirm = await adminPost(t.http, staff.access, `/${lib.slug}/confirm`, {});
-      expect([confirm.status, confirm.body]).toEqual([
-        409,
-        {
-          message: expect.any(String),
-          details: { blockers: [{ code: 'check_failed', message: expect.any(String) }] },
-        },
-      ]);
-      expect(fake.requestsTo('query')).toHaveLength(queries);
-      expect(fake.writeRequests).toEqual([]);
-      expect(await contributionRow(db.url, lib.id)).toMatchObject({
-        status: 'no_match',
-        last_check_failed: true,
-        last_error_code: code,
-      });
-      return lib;
-    };
-
-    it('5xx three times (three attempts, then check_failed)', async () => {
-      await failedCheck(
-        () => fake.script('query', { kind: 'status', status: 503, body: SECRET_BODY }, 3),
-        'check_http_503',
-        3,
-      );
-    });
-
-    it('a timeout on the last attempt', async () => {
-      await failedCheck(
-        () => {
-          fake.script('query', { kind: 'status', status: 502, body: SECRET_BODY }, 2);
-          fake.script('query', { kind: 'hang' });
-        },
-        'check_timeout',
-        3,
-      );
-    }, 60_000);
-
-    it('a malformed answer (not retried)', async () => {
-      await failedCheck(
-        () => fake.script('query', { kind: 'malformed', body: `<html>${SECRET_BODY}</html>` }),
-        'check_malformed_response',
-        1,
-      );
-    });
-
-    it('429 with a Retry-After longer than the client waits (not retried)', async () => {
-      await failedCheck(
-        () => fake.script('query', { kind: 'rate_limited', retryAfter: '3600' }),
-        'check_rate_limited',
-        1,
-      );
-    });
-
-    it('the connection dropped on every attempt', async () => {
-      await failedCheck(() => fake.script('query', { kind: 'close' }, 3), 'check_network_error', 3);
-    });
-
-    it('a check that passes again clears the failure', async () => {
-      const lib = await failedCheck(
-        () => fake.script('query', { kind: 'malformed', body: '{"elements": "nope"}' }),
-        'check_malformed_response',
-        1,
-      );
-      fake.reset();
-      const body = await check(lib);
-      expect([body.eligible, body.last_error_code, body.last_error_message]).toEqual([
-        true,
-        '',
-        '',
-      ]);
-      expect((await contributionRow(db.url, lib.id))?.last_check_failed).toBe(false);
-    });
-  });
-
-  describe('stale checks block', () => {
-    it(`a check older than ${MAX_AGE_SECONDS} s is check_stale in detail, preview and the filter; confirm reruns it`, async () => {
-      const lib = await library();
-      await checkPasses(t.http, staff, lib.slug);
-
-      // Access tokens live 5 minutes on the same clock: sign in again after moving it.
-      const signIn = async () =>
-        (staff.access = (await loginUser(t.http, staff.username, staff.password)).access);
-      t.clock.advance(MAX_AGE_SECONDS * 1000);
-      await signIn();
-      expect(codes((await adminGet(t.http, staff.access, `/${lib.slug}`)).body)).toEqual([]);
-
-      t.clock.advance(1000);
-      await signIn();
-      const detail = await adminGet(t.http, staff.access, `/${lib.slug}`);
-      expect([detail.body.eligible, codes(detail.body)]).toEqual([false, ['check_stale']]);
-      const preview = await adminGet(t.http, staff.access, `/${lib.slug}/preview`);
-      expect([preview.status, codes(preview.body.details)]).toEqual([409, ['check_stale']]);
-      const eligible = await adminGet(t.http, staff.access, '/?eligible=true&page_size=50');
-      expect(
-        eligible.body.items.map((i: { library: { slug: string } }) => i.library.slug),
-      ).not.toContain(lib.slug);
-
-      // The confirmation always reruns the check; a fresh pass lets it through.
-      fake.reset();
-      const confirm = await adminPost(t.http, staff.access, `/${lib.slug}/confirm`, {});
-      expect([confirm.status, confirm.body.status]).toEqual([200, 'contributed']);
-      expect(fake.requestsTo('query')).toHaveLength(1);
-      expect(confirm.body.checked_at).toBe(t.clock.date().toISOString());
     });
   });
 });

@@ -5,7 +5,7 @@
  */
 import type { DestinationStream } from 'pino';
 import request from 'supertest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import {
   bearer,
   makeStaff,
@@ -14,9 +14,10 @@ import {
   type NewUserFields,
   type RegisteredUser,
 } from '../support/auth.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import { FakeMapServer } from '../support/fake-map-server.js';
 import { createLibrary, type FormFields } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 export const BASE = '/api/v1/admin/map-contributions';
 export const MAP_TOKEN = 'mapdb-secret-token-7Qx2Zr94';
@@ -26,9 +27,7 @@ export const ALL_GATES = 'plan,community,licence,consent_copy,attribution,rollba
 export const SOURCE_WORDING = 'survey; individually reviewed user submission (Bookcase Directory)';
 export const CREATED_BY = 'bookcase-directory/0.1.0';
 
-export const STAFF_ONLY = { message: 'Staff access required.', details: null };
-export const UNAUTHORIZED = { message: 'Unauthorized', details: null };
-export const NOT_FOUND = { message: 'Not found.', details: null };
+export { NOT_FOUND, STAFF_REQUIRED as STAFF_ONLY, UNAUTHORIZED } from '../support/errors.js';
 
 /** Degrees of latitude per metre on the mean Earth sphere (the fake and the client both use it). */
 export const DEG_PER_M = 180 / (Math.PI * 6_371_008.8);
@@ -73,21 +72,20 @@ export function mapSuite(
   } = {},
 ): MapSuite {
   const suite = { fake: new FakeMapServer({ token: MAP_TOKEN }) } as MapSuite;
-  beforeAll(async () => {
-    await suite.fake.start();
-    suite.db = await createTestDatabase();
-    suite.t = await createTestApp({
-      databaseUrl: suite.db.url,
-      env: writeEnv(suite.fake, options.env),
+  useTestSuite(
+    {
+      fakes: async () => {
+        await suite.fake.start();
+        return { fake: suite.fake };
+      },
+      env: () => writeEnv(suite.fake, options.env),
       logDestination: options.logDestination,
-    });
+    },
+    ({ db, t }) => Object.assign(suite, { db, t }),
+  );
+  beforeAll(async () => {
     suite.staff = await registerStaff(suite.t.http, suite.db.url);
     suite.owner = await registerUser(suite.t.http, options.owner);
-  });
-  afterAll(async () => {
-    await suite.t?.close();
-    await suite.db?.drop();
-    await suite.fake.stop();
   });
   return suite;
 }

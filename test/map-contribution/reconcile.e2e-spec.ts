@@ -6,7 +6,7 @@
  */
 import type { RegisteredUser } from '../support/auth.js';
 import { itWithDatabaseServer, type TestApp } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import type { FakeMapBehaviour } from '../support/fake-map-server.js';
 import {
   adminGet,
@@ -289,6 +289,38 @@ describe('map contribution reconciliation', () => {
         (event) => event.event_type === 'reconciliation',
       );
       expect(reconciliations.map((event) => event.outcome)).toEqual(['contributed']);
+    },
+  );
+
+  // The map is read with no transaction open and no lock held (only storing the outcome takes the record's lock):
+  // while the changeset read hangs, another session locks the record at once and the app holds no transaction.
+  itWithDatabaseServer(
+    'reconcile holds no lock and no transaction while it reads the changeset',
+    async () => {
+      const lib = await eligible();
+      await failedAndStuck(lib, { kind: 'write_then_drop' }, 'node.create');
+      clearLog(fake);
+      fake.script('changeset.show', { kind: 'hold' });
+      const pending = reconcile(lib).then((res) => res);
+      await fake.waitForRequests(1, 'changeset.show');
+      const seen = await withClient(db.url, async (client) => {
+        await client.query('BEGIN');
+        const locked = await client.query(
+          'SELECT status FROM map_contributions WHERE library_id = $1 FOR UPDATE NOWAIT',
+          [lib.id],
+        );
+        await client.query('ROLLBACK');
+        const open = await client.query<{ count: number }>(
+          `SELECT count(*)::int AS count FROM pg_stat_activity
+           WHERE datname = current_database() AND pid <> pg_backend_pid()
+             AND state IN ('idle in transaction', 'active') AND backend_type = 'client backend'`,
+        );
+        return { status: locked.rows[0]?.status, busy: open.rows[0]?.count };
+      });
+      fake.release();
+      expect(seen).toEqual({ status: 'failed', busy: 0 });
+      const res = await pending;
+      expect([res.status, res.body.status]).toEqual([200, 'contributed']);
     },
   );
 

@@ -12,8 +12,9 @@ import request from 'supertest';
 import { MapRepository } from '../../src/map/map.repository.js';
 import { encodeTile } from '../../src/map/tile-encoder.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import { insertLibraries, type LibraryFixture } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 interface Point {
   id: number;
@@ -154,9 +155,9 @@ describe('map feed and tiles', () => {
     return body.features;
   }
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     const random = seeded(17);
     const fixtures: LibraryFixture[] = [];
     const status = () => (random() < 0.15 ? 'pending' : random() < 0.1 ? 'rejected' : 'approved');
@@ -207,11 +208,6 @@ describe('map feed and tiles', () => {
     }
     await insertLibraries(db.url, fixtures);
     await reloadPoints();
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('answers GeoJSON with every approved library of a box counted once, at every zoom (property)', async () => {

@@ -19,6 +19,7 @@ import {
   withFields,
   type InsertedLibrary,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const MODERATION_FIELDS = withFields('status', 'rejection_reason', 'created_by', 'pending_changes');
 
@@ -32,18 +33,13 @@ describe('staff library moderation', () => {
   let alice: RegisteredUser;
   let bob: RegisteredUser;
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     staff = await registerUser(t.http);
     await makeStaff(db.url, staff.id);
     alice = await registerUser(t.http);
     bob = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   const asStaff = (path: string) => getAs(t.http, path, staff.access);

@@ -3,7 +3,7 @@
  * photo of a library without a primary photo makes it the primary), id validation.
  */
 import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import {
   call,
   countRows,
@@ -12,8 +12,9 @@ import {
   insertCommunityPhoto,
   postPhoto,
 } from '../support/community.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { insertLibraries, ISO_MS, NOT_FOUND, type InsertedLibrary } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 describe('staff photo moderation', () => {
   let db: TestDatabase;
@@ -39,9 +40,9 @@ describe('staff photo moderation', () => {
       [id],
     );
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     staff = await registerUser(t.http);
     await makeStaff(db.url, staff.id);
     alice = await registerUser(t.http);
@@ -83,11 +84,6 @@ describe('staff photo moderation', () => {
     });
     expect(posted.status).toBe(201);
     p4 = posted.body;
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('lists every photo newest first, in the staff shape', async () => {

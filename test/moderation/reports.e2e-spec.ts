@@ -1,9 +1,9 @@
 /** Staff report moderation (decisions §5): list, filters, shape, PATCH status, id validation. */
 import request from 'supertest';
 import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { call, countRows, expectOnlyErrorsAt, getAs, insertReport } from '../support/community.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import {
   defaultPhoto,
   insertLibraries,
@@ -12,6 +12,7 @@ import {
   NOT_FOUND,
   type InsertedLibrary,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 describe('staff report moderation', () => {
   let db: TestDatabase;
@@ -32,9 +33,9 @@ describe('staff report moderation', () => {
   const patch = (id: number | string, body: object) =>
     call(t.http, 'patch', `/libraries/moderation/reports/${id}`, staff.access, body);
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     staff = await registerUser(t.http);
     await makeStaff(db.url, staff.id);
     alice = await registerUser(t.http);
@@ -79,11 +80,6 @@ describe('staff report moderation', () => {
     );
     expect(created.status).toBe(201);
     r5 = created.body;
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('lists every report newest first, in the staff shape', async () => {

@@ -5,10 +5,10 @@
 import request from 'supertest';
 import { StaffService } from '../../src/users/staff.service.js';
 import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { call, expectOnlyErrorsAt, getAs, postPhoto } from '../support/community.js';
 import { takeEveryDecision } from '../support/decisions.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { withClient, type TestDatabase } from '../support/database.js';
 import {
   createLibrary,
   ISO_MS,
@@ -17,6 +17,7 @@ import {
   multipart,
   NOT_FOUND,
 } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 interface AuditItem {
   id: number;
@@ -48,19 +49,14 @@ describe('staff edit, moderation audit trail and withdrawn media', () => {
   let other: RegisteredUser;
   let alice: RegisteredUser;
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     staff = await registerUser(t.http);
     await makeStaff(db.url, staff.id);
     other = await registerUser(t.http);
     await makeStaff(db.url, other.id);
     alice = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   const patchLibrary = (slug: string, body: object, token = staff.access) =>

@@ -6,6 +6,7 @@ import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js
 import { createTestApp, describeWithDatabaseServer, type TestApp } from '../support/app.js';
 import { getAs } from '../support/community.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestSuite } from '../support/suite.js';
 
 const TOO_MANY = {
   message: 'Too many requests. Please try again later.',
@@ -18,17 +19,12 @@ describe('staff rate-limit tier', () => {
   let staff: RegisteredUser;
   let reader: RegisteredUser;
 
+  useTestSuite({ env: { RATE_LIMIT_REGISTER: '50' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_REGISTER: '50' } });
     staff = await registerUser(t.http);
     await makeStaff(db.url, staff.id);
     reader = await registerUser(t.http);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   const statuses = async (count: number, path: string, token?: string): Promise<number[]> => {

@@ -1,9 +1,10 @@
 /** GET /libraries/moderation/summary (decisions §5): exact counts, and counts that follow moderation. */
 import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { call, insertCommunityPhoto, insertReport } from '../support/community.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import { insertLibraries, type InsertedLibrary } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 describe('GET /libraries/moderation/summary', () => {
   let db: TestDatabase;
@@ -20,9 +21,9 @@ describe('GET /libraries/moderation/summary', () => {
     return res.body;
   };
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     staff = await registerUser(t.http);
     await makeStaff(db.url, staff.id);
     alice = await registerUser(t.http);
@@ -52,11 +53,6 @@ describe('GET /libraries/moderation/summary', () => {
     await insertCommunityPhoto(db.url, { library_id: second.id, status: 'pending' });
     await insertCommunityPhoto(db.url, { library_id: first.id, status: 'approved' });
     await insertCommunityPhoto(db.url, { library_id: second.id, status: 'rejected' });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('counts pending work, approved libraries and users', async () => {

@@ -23,6 +23,7 @@ import {
   submitLibrary,
 } from '../support/libraries.js';
 import { postPhoto } from '../support/community.js';
+import { useTestSuite } from '../support/suite.js';
 
 const UNAVAILABLE = {
   message: 'Service temporarily unavailable.',
@@ -311,15 +312,7 @@ describeWithDatabaseServer('orphan media sweep (issue 14)', () => {
   let db: TestDatabase;
   let t: TestApp;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { MEDIA_SWEEP_GRACE_HOURS: '2' } });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  useTestSuite({ env: { MEDIA_SWEEP_GRACE_HOURS: '2' } }, (s) => ({ db, t } = s));
 
   it('removes only files that are unreferenced and older than the grace period; one sweeper at a time', async () => {
     const media = t.app.get(MediaStorage);

@@ -1,25 +1,18 @@
 import request from 'supertest';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestApp } from '../support/app.js';
 import { ProbeModule } from '../support/probe.module.js';
+import { useTestSuite } from '../support/suite.js';
 
 describe('error envelope and validation (decisions §1)', () => {
-  let db: TestDatabase;
   let t: TestApp;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       imports: [ProbeModule],
       env: { RATE_LIMIT_ENABLED: 'false' },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+    },
+    (s) => ({ t } = s),
+  );
 
   it('answers an unknown route with 404 Not found.', async () => {
     const res = await request(t.http).get('/api/v1/no-such-thing').expect(404);
@@ -130,22 +123,15 @@ describe('error envelope and validation (decisions §1)', () => {
 });
 
 describe('pagination', () => {
-  let db: TestDatabase;
   let t: TestApp;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       imports: [ProbeModule],
       env: { RATE_LIMIT_ENABLED: 'false' },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+    },
+    (s) => ({ t } = s),
+  );
 
   it('defaults to page 1 of 20', async () => {
     const res = await request(t.http).get('/api/v1/probe/items').expect(200);

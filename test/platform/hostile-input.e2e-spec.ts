@@ -7,10 +7,10 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { bearer, makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { countRows } from '../support/community.js';
 import { csrfOf, signInConsole, type ConsoleAgent } from '../support/console.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
 import {
   createLibrary,
   defaultPhoto,
@@ -18,12 +18,13 @@ import {
   mediaFiles,
   NOT_FOUND,
 } from '../support/libraries.js';
+import { CANNOT_PARSE } from '../support/errors.js';
+import { useTestSuite } from '../support/suite.js';
 
 const BAD_TEXT = {
   msg: 'Must not contain NUL bytes or invalid UTF-8.',
   type: 'invalid_characters',
 };
-const CANNOT_PARSE = { message: 'Cannot parse request body.', details: null };
 
 function validationAt(...locs: (string | number)[][]) {
   return {
@@ -72,19 +73,14 @@ describe('hostile input (issue 14)', () => {
   let slug: string;
   let ownSlug: string;
 
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     alice = await registerUser(t.http);
     staff = await registerUser(t.http);
     await makeStaff(db.url, staff.id);
     slug = (await insertLibrary(db.url, { status: 'approved' })).slug;
     ownSlug = (await createLibrary(t.http, alice.access)).slug;
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   const counts = async () => ({

@@ -7,8 +7,9 @@ import {
   describeWithRedis,
   type TestApp,
 } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createTestDatabase } from '../support/database.js';
 import { ProbeModule } from '../support/probe.module.js';
+import { useTestSuite } from '../support/suite.js';
 
 class Collector extends Writable {
   lines: string[] = [];
@@ -20,24 +21,17 @@ class Collector extends Writable {
 }
 
 describe('HTTP surface: logs, caching headers, media, health', () => {
-  let db: TestDatabase;
   let t: TestApp;
   const logs = new Collector();
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       imports: [ProbeModule],
       env: { RATE_LIMIT_ENABLED: 'false' },
       logDestination: logs,
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+    },
+    (s) => ({ t } = s),
+  );
 
   describe('structured logs', () => {
     it('log one JSON line per request with its id, and never credentials', async () => {
@@ -79,6 +73,43 @@ describe('HTTP surface: logs, caching headers, media, health', () => {
       });
       expect(error.stack).toMatch(/\n\s+at /);
       expect(lines.find((entry) => entry.res)).toMatchObject({ res: { statusCode: 500 } });
+    });
+
+    it('keep each request id on its own lines when requests interleave (database waits, timers, failures)', async () => {
+      const ids = Array.from({ length: 6 }, (_, i) => `interleaved-${i}`);
+      await Promise.all(
+        ids.map((id, i) =>
+          request(t.http)
+            .get(i % 2 ? '/api/v1/probe/bad-sql' : '/api/v1/probe/logged')
+            .set('X-Request-Id', id)
+            .expect(i % 2 ? 500 : 200),
+        ),
+      );
+      const entries = logs.lines.map((text) => JSON.parse(text));
+      for (const [i, id] of ids.entries()) {
+        const own = entries.filter((entry) => entry.req?.id === id);
+        const access = own.filter((entry) => entry.res);
+        expect(access).toEqual([
+          expect.objectContaining({ res: { statusCode: i % 2 ? 500 : 200 } }),
+        ]);
+        if (i % 2) {
+          const error = own.find((entry) => entry.context === 'Errors');
+          expect(error).toMatchObject({
+            level: 50,
+            msg: expect.stringMatching(/^GET \/api\/v1\/probe\/bad-sql failed/),
+          });
+          expect(error.stack).toMatch(/\n\s+at /);
+        } else {
+          expect(
+            own.filter((entry) => entry.context === 'Probe').map((entry) => entry.msg),
+          ).toEqual(['after a database round trip', 'after a macrotask hop']);
+        }
+      }
+      // No application line of these requests was written without an id.
+      const orphans = entries.filter(
+        (entry) => (entry.context === 'Probe' || entry.context === 'Errors') && !entry.req?.id,
+      );
+      expect(orphans).toEqual([]);
     });
 
     it('keep Nest start-up chatter (modules, routes) out of info', () => {

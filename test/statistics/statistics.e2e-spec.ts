@@ -9,6 +9,7 @@ import { FakeClock } from '../support/clock.js';
 import { insertCommunityPhoto } from '../support/community.js';
 import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
 import { insertLibraries, insertLibrary, type LibraryFixture } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const DAY_MS = 86_400_000;
 const NOW = Date.parse('2026-06-15T12:00:00.000Z');
@@ -263,19 +264,13 @@ describe('GET /statistics/ cache (in process, 5 minutes)', () => {
   let db: TestDatabase;
   let t: TestApp;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       env: { RATE_LIMIT_ENABLED: 'false' },
       clock: new FakeClock(NOW),
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+    },
+    (s) => ({ db, t } = s),
+  );
 
   it('answers zeros, [] and daily on an empty database', async () => {
     const res = await statistics(t);
@@ -320,21 +315,14 @@ describe('GET /statistics/ cache (in process, 5 minutes)', () => {
 });
 
 describe('GET /statistics/ rate limit', () => {
-  let db: TestDatabase;
   let t: TestApp;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
+  useTestSuite(
+    {
       env: { RATE_LIMIT_READ: '3', RATE_LIMIT_WRITE: '100' },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+    },
+    (s) => ({ t } = s),
+  );
 
   it('is in the read tier', async () => {
     for (let index = 0; index < 3; index += 1) expect((await statistics(t)).status).toBe(200);

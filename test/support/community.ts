@@ -3,7 +3,7 @@ import { bearer, type HttpTarget } from './auth.js';
 import { withClient } from './database.js';
 import { defaultPhoto, multipart, type PhotoPart } from './libraries.js';
 
-export const STAFF_REQUIRED = { message: 'Staff access required.', details: null };
+export { STAFF_REQUIRED } from './errors.js';
 export const PHOTO_LIMIT = {
   message: 'You can submit at most 3 photos per library.',
   details: null,

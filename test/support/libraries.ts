@@ -44,8 +44,7 @@ export const INVALID_PHOTO = {
   message: 'Upload a valid image in JPEG, PNG, or WEBP format.',
   details: null,
 };
-export const NOT_FOUND = { message: 'Not found.', details: null };
-export const UNAUTHORIZED = { message: 'Unauthorized', details: null };
+export { NOT_FOUND, UNAUTHORIZED } from './errors.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Rows written directly with SQL (search, proximity and visibility fixtures)

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Module, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Logger, Module, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
@@ -99,6 +99,19 @@ class ProbeController {
     await this.dataSource.query(
       "INSERT INTO users (username, email) VALUES ('DUP', 'other@example.com')",
     );
+    return {};
+  }
+
+  /** Logs after a database round trip and after a macrotask hop: both lines must carry the request's id. */
+  @Get('logged')
+  @RateLimit('read')
+  @ApiOkResponse()
+  async logged() {
+    const logger = new Logger('Probe');
+    await this.dataSource.query('SELECT 1');
+    logger.warn('after a database round trip');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    logger.log('after a macrotask hop');
     return {};
   }
 

@@ -13,6 +13,16 @@ import {
   isDatabaseUnavailable,
 } from '../../database/database-unavailable.js';
 import { ApiError, type ErrorDetails } from './api-error.js';
+import {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  InvalidFieldsError,
+  NotFoundError,
+  RefusedError,
+  UnauthorizedError,
+  UnavailableError,
+} from './domain-errors.js';
 
 export interface ErrorBody {
   message: string;
@@ -40,6 +50,20 @@ export const SERVICE_UNAVAILABLE: ErrorBody = {
   message: 'Service temporarily unavailable.',
   details: { retry_after: DATABASE_RETRY_AFTER_SECONDS },
 };
+
+/** The status of each kind of domain error (services raise them; only this filter knows HTTP). */
+const DOMAIN_STATUS: readonly (readonly [
+  abstract new (...args: never[]) => DomainError,
+  number,
+])[] = [
+  [NotFoundError, HttpStatus.NOT_FOUND],
+  [RefusedError, HttpStatus.BAD_REQUEST],
+  [ConflictError, HttpStatus.CONFLICT],
+  [InvalidFieldsError, HttpStatus.UNPROCESSABLE_ENTITY],
+  [UnauthorizedError, HttpStatus.UNAUTHORIZED],
+  [ForbiddenError, HttpStatus.FORBIDDEN],
+  [UnavailableError, HttpStatus.SERVICE_UNAVAILABLE],
+];
 
 /** PostgreSQL error codes the service maps instead of leaking driver text. */
 const PG_CONFLICT = new Set(['23505', '23P01', '40001', '40P01']);
@@ -84,6 +108,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
       for (const [name, value] of Object.entries(exception.headers))
         response.setHeader(name, value);
     }
+    if (exception instanceof UnavailableError) {
+      response.setHeader('Retry-After', String(exception.retryAfterSeconds));
+    }
     const retryAfter = (body.details as { retry_after?: unknown } | null)?.retry_after;
     if (status === 503 && typeof retryAfter === 'number' && !response.hasHeader('Retry-After')) {
       response.setHeader('Retry-After', String(retryAfter));
@@ -93,6 +120,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
   protected toEnvelope(exception: unknown, request: Request): [number, ErrorBody] {
     if (exception instanceof ApiError) {
       return [exception.getStatus(), { message: exception.message, details: exception.details }];
+    }
+    if (exception instanceof DomainError) {
+      const status = DOMAIN_STATUS.find(([kind]) => exception instanceof kind)?.[1];
+      if (status !== undefined) {
+        return [status, { message: exception.message, details: exception.details }];
+      }
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();

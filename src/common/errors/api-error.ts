@@ -1,6 +1,7 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
+import type { ErrorDetails, FieldProblem } from './domain-errors.js';
 
-export type ErrorDetails = Record<string, unknown> | null;
+export type { ErrorDetails } from './domain-errors.js';
 
 /** An HTTP error whose body is exactly the service's envelope: {message, details}. */
 export class ApiError extends HttpException {
@@ -46,11 +47,7 @@ export class ApiError extends HttpException {
   }
 }
 
-export interface ValidationErrorItem {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
+export type ValidationErrorItem = FieldProblem;
 
 export const VALIDATION_MESSAGE = 'Validation error.';
 

@@ -6,10 +6,10 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config.js';
 import { Clock } from '../clock.js';
-import { ApiError } from '../errors/api-error.js';
+import { ConflictError } from '../errors/domain-errors.js';
+import type { Transaction } from '../../database/database.js';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 
 const HOUR_MS = 3_600_000;
@@ -88,14 +88,14 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
     const stored = await this.keys.find(request.userId, request.key, this.expiredBefore());
     if (!stored) return null;
     if (stored.scope !== request.scope || stored.fingerprint !== request.fingerprint) {
-      throw ApiError.conflict(IDEMPOTENCY_KEY_REUSED);
+      throw new ConflictError(IDEMPOTENCY_KEY_REUSED);
     }
     return { body: stored.body };
   }
 
   /** Records the create's result inside its transaction (no-op without a key). */
   async record(
-    manager: EntityManager,
+    manager: Transaction,
     request: IdempotentRequest | null,
     resourceId: number,
     status: number,

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Database } from '../../database/database.js';
 
 /** A held claim on a periodic task: only the holder of `leaseId` may renew or release it. */
 export interface TaskLease {
@@ -15,11 +14,11 @@ export interface TaskLease {
  */
 @Injectable()
 export class ScheduledTasksRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   /** Creates the task's row, due at `firstRunAt`, unless it exists. */
   async ensure(name: string, firstRunAt: Date): Promise<void> {
-    await this.dataSource.query(
+    await this.db.query(
       `INSERT INTO scheduled_tasks (name, next_run_at) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
       [name, firstRunAt],
     );
@@ -30,7 +29,7 @@ export class ScheduledTasksRepository {
    * Returns false when it is not due or another instance holds it.
    */
   async claim(lease: TaskLease, now: Date, leaseUntil: Date, force: boolean): Promise<boolean> {
-    const [rows] = await this.dataSource.query<[unknown[], number]>(
+    const [rows] = await this.db.query<[unknown[], number]>(
       `UPDATE scheduled_tasks AS task
           SET locked_until = $3, lease_id = $2, last_started_at = $4
          FROM (SELECT name FROM scheduled_tasks
@@ -47,7 +46,7 @@ export class ScheduledTasksRepository {
 
   /** Extends a held lease; false when it was lost (expired and taken by another instance). */
   async renew(lease: TaskLease, leaseUntil: Date): Promise<boolean> {
-    const [, affected] = await this.dataSource.query<[unknown, number]>(
+    const [, affected] = await this.db.query<[unknown, number]>(
       `UPDATE scheduled_tasks SET locked_until = $3 WHERE name = $1 AND lease_id = $2`,
       [lease.name, lease.leaseId, leaseUntil],
     );
@@ -62,7 +61,7 @@ export class ScheduledTasksRepository {
     outcome: string,
     error = '',
   ): Promise<boolean> {
-    const [, affected] = await this.dataSource.query<[unknown, number]>(
+    const [, affected] = await this.db.query<[unknown, number]>(
       `UPDATE scheduled_tasks
           SET locked_until = NULL, lease_id = NULL, last_finished_at = $3, next_run_at = $4,
               last_outcome = $5, last_error = left($6, 200)
@@ -73,7 +72,7 @@ export class ScheduledTasksRepository {
   }
 
   async nextRunAt(name: string): Promise<Date | null> {
-    const rows = await this.dataSource.query<{ next_run_at: Date }[]>(
+    const rows = await this.db.query<{ next_run_at: Date }[]>(
       'SELECT next_run_at FROM scheduled_tasks WHERE name = $1',
       [name],
     );

@@ -72,14 +72,6 @@ export class LocalMediaStorage extends MediaStorage {
     await rm(this.path(key), { force: true });
   }
 
-  async exists(key: string): Promise<boolean> {
-    try {
-      return (await stat(this.path(key))).isFile();
-    } catch {
-      return false;
-    }
-  }
-
   async read(key: string): Promise<Buffer> {
     return readFile(this.path(key));
   }

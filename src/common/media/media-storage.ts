@@ -20,7 +20,6 @@ export abstract class MediaStorage {
   abstract delete(key: string): Promise<void>;
   /** Every stored object under `folder` (in no particular order), partial writes included; for the orphan sweep. */
   abstract list(folder: string): AsyncIterable<StoredMedia>;
-  abstract exists(key: string): Promise<boolean>;
   abstract read(key: string): Promise<Buffer>;
   /**
    * Takes a file out of public view without losing it (a rejected community photo may be approved again): it is

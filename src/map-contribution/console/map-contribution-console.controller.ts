@@ -25,7 +25,11 @@ import {
   ResolveDto,
   VerifiedQueryDto,
 } from '../dto/map-contribution.dto.js';
-import { CHECK_BLOCKERS, MapContributionService } from '../map-contribution.service.js';
+import { ContributionRecordsService } from '../contribution-records.service.js';
+import { DuplicateCheckService } from '../duplicate-check.service.js';
+import { PermissionWithdrawalService } from '../permission-withdrawal.service.js';
+import { ReconciliationService } from '../reconciliation.service.js';
+import { WriteSagaService } from '../write-saga.service.js';
 import {
   ConsoleAuditQueryDto,
   ConsoleBatchConfirmDto,
@@ -67,7 +71,11 @@ const RESOLVED: Record<ResolveDto['outcome'], string> = {
 export class MapContributionConsoleController {
   constructor(
     private readonly pages: ConsolePages,
-    private readonly contributions: MapContributionService,
+    private readonly records: ContributionRecordsService,
+    private readonly checks: DuplicateCheckService,
+    private readonly saga: WriteSagaService,
+    private readonly reconciliation: ReconciliationService,
+    private readonly withdrawal: PermissionWithdrawalService,
     private readonly audit: ModerationAuditService,
   ) {}
 
@@ -78,7 +86,7 @@ export class MapContributionConsoleController {
     @Res() res: Response,
     @Query() query: ConsoleContributionsQueryDto,
   ): Promise<void> {
-    const page = await this.contributions.list(query);
+    const page = await this.records.list(query);
     this.pages.render(req, res, 'contributions', {
       title: 'Map contributions',
       section: 'contributions',
@@ -100,15 +108,11 @@ export class MapContributionConsoleController {
     const verified = verifiedOf(query);
     const items = [];
     for (const slug of query.slugs) {
-      const [record, preview] = await Promise.all([
-        this.contributions.detail(slug),
-        this.contributions.dryRun(slug, verified),
+      const [record, { preview, confirmBlockers }] = await Promise.all([
+        this.records.detail(slug),
+        this.records.dryRun(slug, verified),
       ]);
-      items.push({
-        record,
-        preview,
-        blockers: preview.blockers.filter((b) => !CHECK_BLOCKERS.includes(b.code)),
-      });
+      items.push({ record, preview, blockers: confirmBlockers });
     }
     const closed = items
       .flatMap((item) => item.blockers)
@@ -130,11 +134,7 @@ export class MapContributionConsoleController {
     @Res() res: Response,
     @Body() form: ConsoleBatchConfirmDto,
   ): Promise<void> {
-    const result = await this.contributions.batchConfirm(
-      form.slugs,
-      actorOf(req),
-      verifiedOf(form),
-    );
+    const result = await this.saga.batchConfirm(form.slugs, actorOf(req), verifiedOf(form));
     const items = result.batches.flatMap((batch) =>
       batch.items.map((item) => ({ ...item, changeset: batch.changeset_id })),
     );
@@ -175,10 +175,7 @@ export class MapContributionConsoleController {
           })
         : null,
       showEvents
-        ? this.contributions.auditHistory(
-            { page: query.events_page, page_size: query.page_size },
-            filter,
-          )
+        ? this.records.auditHistory({ page: query.events_page, page_size: query.page_size }, filter)
         : null,
     ]);
     this.pages.render(req, res, 'history', {
@@ -200,12 +197,12 @@ export class MapContributionConsoleController {
     @Res() res: Response,
     @Param('slug') slug: string,
   ): Promise<void> {
-    const record = await this.contributions.detail(slug);
+    const record = await this.records.detail(slug);
     this.pages.render(req, res, 'contribution', {
       title: `Contribution: ${record.library.name || record.library.slug}`,
       section: 'contributions',
       record,
-      checkUnavailable: this.contributions.duplicateCheckUnavailable(),
+      checkUnavailable: this.checks.unavailable(),
     });
   }
 
@@ -216,12 +213,12 @@ export class MapContributionConsoleController {
     @Res() res: Response,
     @Param('slug') slug: string,
   ): Promise<void> {
-    const unavailable = this.contributions.duplicateCheckUnavailable();
+    const unavailable = this.checks.unavailable();
     if (unavailable) {
       this.pages.redirect(req, res, this.base(slug), { kind: 'error', text: unavailable });
       return;
     }
-    const record = await this.contributions.check(slug, actorOf(req));
+    const record = await this.checks.check(slug, actorOf(req));
     const found = record.duplicate_candidates.length;
     this.pages.redirect(req, res, this.base(slug), {
       kind: record.last_error_code && record.status !== 'no_match' ? 'error' : 'notice',
@@ -237,7 +234,7 @@ export class MapContributionConsoleController {
     @Param('slug') slug: string,
     @Body() form: ResolveDto,
   ): Promise<void> {
-    await this.contributions.resolve(slug, actorOf(req), form);
+    await this.checks.resolve(slug, actorOf(req), form);
     this.pages.redirect(req, res, this.base(slug), {
       kind: 'notice',
       text: RESOLVED[form.outcome],
@@ -275,7 +272,7 @@ export class MapContributionConsoleController {
     @Param('slug') slug: string,
     @Body() form: ConsoleConfirmDto,
   ): Promise<void> {
-    const record = await this.contributions.confirm(slug, actorOf(req), verifiedOf(form));
+    const record = await this.saga.confirm(slug, actorOf(req), verifiedOf(form));
     const written = record.status === 'contributed' && record.mapdb_element_id !== null;
     this.pages.redirect(
       req,
@@ -301,7 +298,7 @@ export class MapContributionConsoleController {
     @Res() res: Response,
     @Param('slug') slug: string,
   ): Promise<void> {
-    const record = await this.contributions.reconcile(slug, actorOf(req));
+    const record = await this.reconciliation.reconcile(slug, actorOf(req));
     this.pages.redirect(req, res, this.base(slug), {
       kind: 'notice',
       text: `Reconciled: the contribution is ${record.status.replace(/_/g, ' ')}.`,
@@ -316,7 +313,7 @@ export class MapContributionConsoleController {
     @Param('slug') slug: string,
     @Body() _form: ConsoleWithdrawDto,
   ): Promise<void> {
-    await this.contributions.withdraw(slug, actorOf(req));
+    await this.withdrawal.withdraw(slug, actorOf(req));
     this.pages.redirect(req, res, this.base(slug), {
       kind: 'notice',
       text: 'Permission withdrawn: this library will never be contributed.',
@@ -333,9 +330,9 @@ export class MapContributionConsoleController {
     heading: string,
   ): Promise<void> {
     const verified = verifiedOf(query);
-    const [record, preview] = await Promise.all([
-      this.contributions.detail(slug),
-      this.contributions.dryRun(slug, verified),
+    const [record, { preview, confirmBlockers }] = await Promise.all([
+      this.records.detail(slug),
+      this.records.dryRun(slug, verified),
     ]);
     this.pages.render(req, res, view, {
       title: `${heading}: ${record.library.name || record.library.slug}`,
@@ -344,7 +341,7 @@ export class MapContributionConsoleController {
       preview,
       verified,
       // The confirm reruns the duplicate check itself, so a missing or stale check does not block it here.
-      writeBlockers: preview.blockers.filter((b) => !CHECK_BLOCKERS.includes(b.code)),
+      writeBlockers: confirmBlockers,
     });
   }
 

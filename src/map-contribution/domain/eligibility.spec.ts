@@ -1,12 +1,5 @@
 import fc from 'fast-check';
-import {
-  BLOCKER_ORDER,
-  evaluateEligibility,
-  identifiesMapDatabase,
-  isEligible,
-  isMapElementIdentifier,
-  namesMapDatabase,
-} from './eligibility.js';
+import { BLOCKER_ORDER, evaluateEligibility, isEligible } from './eligibility.js';
 import type { BlockerCode, ContributionFacts, LibraryFacts, WriteGates } from './types.js';
 
 const NOW = new Date('2026-06-15T12:00:00.000Z');
@@ -331,87 +324,5 @@ describe('evaluateEligibility', () => {
         RangeError,
       );
     }
-  });
-});
-
-describe('map database provenance (mapdb_source)', () => {
-  it.each([
-    'osm',
-    'OSM',
-    'OSM import',
-    'osm_import',
-    'osm-import 2024',
-    'OSMImport',
-    'importOSM',
-    'osmimport',
-    'osm2pgsql',
-    'OpenStreetMap',
-    'openstreetmap contributors',
-    'Open Street Map',
-    'Open-Street-Map export',
-    'mapdb',
-    'MapDB dump',
-    'overpass turbo',
-    'overpass-api.de',
-    'JOSM',
-    'nominatim',
-    'geofabrik extract',
-    'www.osm.org',
-  ])('source %j names the map database', (source) => {
-    expect(namesMapDatabase(source)).toBe(true);
-    expect(identifiesMapDatabase({ source, externalId: '' })).toBe(true);
-  });
-
-  it.each([
-    '',
-    'geojson',
-    'import',
-    'Stadt Köln open data',
-    'Kosmos Verlag',
-    'web',
-    'seed',
-    'roadmap',
-  ])('source %j does not', (source) => {
-    expect(namesMapDatabase(source)).toBe(false);
-  });
-
-  it.each([
-    'node/123',
-    'way/45',
-    'relation/6',
-    'Node/123',
-    'node:123',
-    'node 123',
-    'way_45',
-    'relation-6',
-    'n123',
-    'w45',
-    'r6',
-    'N123',
-    'osm:node:1',
-    'osm:n1',
-    'osm_id=5',
-    'https://www.openstreetmap.org/node/1',
-    'http://osm.org/way/2',
-    'https://openstreetmap.org/relation/3/history',
-    '123',
-    ' 4711 ',
-    '-17',
-  ])('external id %j is a map element identifier', (externalId) => {
-    expect(isMapElementIdentifier(externalId)).toBe(true);
-    expect(identifiesMapDatabase({ source: '', externalId })).toBe(true);
-  });
-
-  it.each([
-    '',
-    '   ',
-    'BC-000123',
-    'lib-42',
-    '3f2b9c1e-8a44-4f7e-9d7a-2a1c5f1e0b77',
-    'https://example.org/node/5',
-    'nodes/12a',
-    'Q64',
-  ])('external id %j is not', (externalId) => {
-    expect(isMapElementIdentifier(externalId)).toBe(false);
   });
 });

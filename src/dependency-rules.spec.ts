@@ -1,0 +1,94 @@
+/**
+ * The dependency rules of docs/architecture.md ("Modules and dependency rules"), checked on the import statements
+ * of every source file. Where a rule is not met everywhere yet, the files still breaking it are listed by name: the
+ * list may only shrink (a new file breaking the rule fails here).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const ROOT = process.cwd();
+const SRC = join(ROOT, 'src');
+const IMPORT =
+  /^\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+/** Import specifiers of `file`, relative ones resolved to paths under the repository (`src/…`). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(IMPORT)].map((m) => {
+    const specifier = m[1] ?? m[2] ?? m[3];
+    return specifier.startsWith('.')
+      ? relative(ROOT, resolve(dirname(file), specifier)).replace(/\.js$/, '')
+      : specifier;
+  });
+}
+
+const files = sourceFiles(SRC).map((path) => ({
+  name: relative(ROOT, path),
+  imports: importsOf(path),
+}));
+
+describe('dependency rules', () => {
+  it('reads the whole tree', () => {
+    expect(files.length).toBeGreaterThan(150);
+    expect(files.find((file) => file.name === 'src/app.module.ts')?.imports).toContain(
+      'src/map-contribution/map-contribution.module',
+    );
+  });
+
+  it('nothing outside map-contribution reaches into it (only the app module registers it)', () => {
+    const offenders = files.filter(
+      (file) =>
+        !file.name.startsWith('src/map-contribution/') &&
+        file.name !== 'src/app.module.ts' &&
+        file.imports.some((target) => target.startsWith('src/map-contribution/')),
+    );
+    expect(offenders.map((file) => file.name)).toEqual([]);
+  });
+
+  it('domain errors import nothing (services and domain code throw them without Nest or HTTP)', () => {
+    expect(
+      files.find((file) => file.name === 'src/common/errors/domain-errors.ts')?.imports,
+    ).toEqual([]);
+  });
+
+  it('services do not choose HTTP statuses: no ApiError outside the HTTP layer', () => {
+    const offenders = files.filter(
+      (file) =>
+        file.name.endsWith('.service.ts') && file.imports.includes('src/common/errors/api-error'),
+    );
+    expect(offenders.map((file) => file.name)).toEqual([]);
+  });
+
+  it('services get their transaction type from src/database, not from typeorm', () => {
+    const offenders = files.filter(
+      (file) =>
+        file.name.endsWith('.service.ts') &&
+        !file.name.startsWith('src/map-contribution/') &&
+        file.imports.includes('typeorm'),
+    );
+    // Not converted yet: their data access changes in other issues today (auth/users, libraries; map-contribution
+    // is exempt above until its split lands).
+    expect(offenders.map((file) => file.name).sort()).toEqual([
+      'src/auth/account.service.ts',
+      'src/auth/auth.service.ts',
+      'src/libraries/libraries.service.ts',
+    ]);
+  });
+
+  it('only src/config reads process.env', () => {
+    const offenders = files.filter(
+      (file) =>
+        !file.name.startsWith('src/config/') &&
+        /process\.env\b/.test(readFileSync(join(ROOT, file.name), 'utf8')),
+    );
+    expect(offenders.map((file) => file.name)).toEqual([]);
+  });
+});
