@@ -10,6 +10,7 @@ import { ModerationAudit1764700000000 } from './1764700000000-moderation-audit.j
 import { OpenData1764800000000 } from './1764800000000-open-data.js';
 import { IdempotencyKeys1764900000000 } from './1764900000000-idempotency-keys.js';
 import { MapCellFacets1765100000000 } from './1765100000000-map-cell-facets.js';
+import { Notifications1765300000000 } from './1765300000000-notifications.js';
 import { LibraryCounts1765400000000 } from './1765400000000-library-counts.js';
 import { FavouritesPageIndex1765400000001 } from './1765400000001-favourites-page-index.js';
 
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   OpenData1764800000000,
   IdempotencyKeys1764900000000,
   MapCellFacets1765100000000,
+  Notifications1765300000000,
   LibraryCounts1765400000000,
   FavouritesPageIndex1765400000001,
 ];

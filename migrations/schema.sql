@@ -771,6 +771,81 @@ CREATE SEQUENCE public.moderation_audit_events_id_seq
 ALTER SEQUENCE public.moderation_audit_events_id_seq OWNED BY public.moderation_audit_events.id;
 
 --
+-- Name: notification_jobs; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.notification_jobs (
+    id bigint NOT NULL,
+    channel character varying(8) NOT NULL,
+    kind character varying(40) NOT NULL,
+    user_id integer,
+    recipient character varying(254),
+    device_token_id integer,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    collapse_key character varying(80),
+    status character varying(10) DEFAULT 'queued'::character varying NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    run_after timestamp with time zone NOT NULL,
+    locked_until timestamp with time zone,
+    claimed_at timestamp with time zone,
+    last_error character varying(200) DEFAULT ''::character varying NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    finished_at timestamp with time zone,
+    CONSTRAINT notification_jobs_channel_check CHECK (((channel)::text = ANY ((ARRAY['email'::character varying, 'push'::character varying])::text[]))),
+    CONSTRAINT notification_jobs_status_check CHECK (((status)::text = ANY ((ARRAY['queued'::character varying, 'running'::character varying, 'sent'::character varying, 'skipped'::character varying, 'failed'::character varying])::text[]))),
+    CONSTRAINT notification_jobs_target_check CHECK (((((channel)::text = 'email'::text) AND (recipient IS NOT NULL)) OR (((channel)::text = 'push'::text) AND (device_token_id IS NOT NULL))))
+);
+
+--
+-- Name: notification_jobs_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.notification_jobs_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: notification_jobs_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.notification_jobs_id_seq OWNED BY public.notification_jobs.id;
+
+--
+-- Name: password_reset_tokens; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.password_reset_tokens (
+    id bigint NOT NULL,
+    user_id integer NOT NULL,
+    token_hash bytea NOT NULL,
+    job_id bigint,
+    created_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone
+);
+
+--
+-- Name: password_reset_tokens_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.password_reset_tokens_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: password_reset_tokens_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.password_reset_tokens_id_seq OWNED BY public.password_reset_tokens.id;
+
+--
 -- Name: refresh_sessions; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -918,7 +993,9 @@ CREATE TABLE public.users (
     last_name character varying(150) DEFAULT ''::character varying NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    last_login_at timestamp with time zone
+    last_login_at timestamp with time zone,
+    notify_email boolean DEFAULT true NOT NULL,
+    notify_push boolean DEFAULT true NOT NULL
 );
 
 --
@@ -992,6 +1069,18 @@ ALTER TABLE ONLY public.map_contributions ALTER COLUMN id SET DEFAULT nextval('p
 --
 
 ALTER TABLE ONLY public.moderation_audit_events ALTER COLUMN id SET DEFAULT nextval('public.moderation_audit_events_id_seq'::regclass);
+
+--
+-- Name: notification_jobs id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.notification_jobs ALTER COLUMN id SET DEFAULT nextval('public.notification_jobs_id_seq'::regclass);
+
+--
+-- Name: password_reset_tokens id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.password_reset_tokens ALTER COLUMN id SET DEFAULT nextval('public.password_reset_tokens_id_seq'::regclass);
 
 --
 -- Name: reports id; Type: DEFAULT; Schema: public; Owner: -
@@ -1184,6 +1273,27 @@ ALTER TABLE ONLY public.map_write_state
 
 ALTER TABLE ONLY public.moderation_audit_events
     ADD CONSTRAINT moderation_audit_events_pkey PRIMARY KEY (id);
+
+--
+-- Name: notification_jobs notification_jobs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.notification_jobs
+    ADD CONSTRAINT notification_jobs_pkey PRIMARY KEY (id);
+
+--
+-- Name: password_reset_tokens password_reset_tokens_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.password_reset_tokens
+    ADD CONSTRAINT password_reset_tokens_pkey PRIMARY KEY (id);
+
+--
+-- Name: password_reset_tokens password_reset_tokens_token_hash_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.password_reset_tokens
+    ADD CONSTRAINT password_reset_tokens_token_hash_key UNIQUE (token_hash);
 
 --
 -- Name: refresh_sessions refresh_sessions_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1487,6 +1597,54 @@ CREATE INDEX moderation_audit_events_kind_idx ON public.moderation_audit_events 
 CREATE INDEX moderation_audit_events_library_idx ON public.moderation_audit_events USING btree (library_id, id);
 
 --
+-- Name: notification_jobs_collapse_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX notification_jobs_collapse_key ON public.notification_jobs USING btree (collapse_key) WHERE (((status)::text = 'queued'::text) AND (collapse_key IS NOT NULL));
+
+--
+-- Name: notification_jobs_device_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX notification_jobs_device_idx ON public.notification_jobs USING btree (device_token_id);
+
+--
+-- Name: notification_jobs_due_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX notification_jobs_due_idx ON public.notification_jobs USING btree (run_after, id) WHERE ((status)::text = 'queued'::text);
+
+--
+-- Name: notification_jobs_finished_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX notification_jobs_finished_idx ON public.notification_jobs USING btree (finished_at) WHERE (finished_at IS NOT NULL);
+
+--
+-- Name: notification_jobs_lease_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX notification_jobs_lease_idx ON public.notification_jobs USING btree (locked_until) WHERE ((status)::text = 'running'::text);
+
+--
+-- Name: notification_jobs_user_kind_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX notification_jobs_user_kind_idx ON public.notification_jobs USING btree (user_id, kind, claimed_at);
+
+--
+-- Name: password_reset_tokens_job_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX password_reset_tokens_job_idx ON public.password_reset_tokens USING btree (job_id);
+
+--
+-- Name: password_reset_tokens_user_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX password_reset_tokens_user_idx ON public.password_reset_tokens USING btree (user_id);
+
+--
 -- Name: refresh_sessions_user_id_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1533,6 +1691,12 @@ CREATE INDEX social_identities_user_id_idx ON public.social_identities USING btr
 --
 
 CREATE INDEX used_identity_tokens_expires_at_idx ON public.used_identity_tokens USING btree (expires_at);
+
+--
+-- Name: users_active_staff_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX users_active_staff_idx ON public.users USING btree (id) WHERE (is_staff AND is_active);
 
 --
 -- Name: users_email_lower_key; Type: INDEX; Schema: public; Owner: -
@@ -1721,6 +1885,34 @@ ALTER TABLE ONLY public.map_contributions
 
 ALTER TABLE ONLY public.map_contributions
     ADD CONSTRAINT map_contributions_library_id_fkey FOREIGN KEY (library_id) REFERENCES public.libraries(id) ON DELETE CASCADE;
+
+--
+-- Name: notification_jobs notification_jobs_device_token_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.notification_jobs
+    ADD CONSTRAINT notification_jobs_device_token_id_fkey FOREIGN KEY (device_token_id) REFERENCES public.device_tokens(id) ON DELETE CASCADE;
+
+--
+-- Name: notification_jobs notification_jobs_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.notification_jobs
+    ADD CONSTRAINT notification_jobs_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
+
+--
+-- Name: password_reset_tokens password_reset_tokens_job_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.password_reset_tokens
+    ADD CONSTRAINT password_reset_tokens_job_id_fkey FOREIGN KEY (job_id) REFERENCES public.notification_jobs(id) ON DELETE SET NULL;
+
+--
+-- Name: password_reset_tokens password_reset_tokens_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.password_reset_tokens
+    ADD CONSTRAINT password_reset_tokens_user_id_fkey FOREIGN KEY (user_id) REFERENCES public.users(id) ON DELETE CASCADE;
 
 --
 -- Name: refresh_sessions refresh_sessions_user_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

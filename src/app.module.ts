@@ -30,6 +30,7 @@ import { MapContributionModule } from './map-contribution/map-contribution.modul
 import { IdempotencyModule } from './common/idempotency/idempotency.module.js';
 import { MapModule } from './map/map.module.js';
 import { ReportsModule } from './reports/reports.module.js';
+import { PasswordResetModule } from './password-reset/password-reset.module.js';
 import { UsersModule } from './users/users.module.js';
 
 export interface AppModuleOptions {
@@ -63,6 +64,7 @@ export class AppModule {
         HealthModule,
         UsersModule,
         AuthModule,
+        PasswordResetModule,
         EnrichmentModule,
         // Modules with literal /libraries/… routes come before LibraryDetailModule, whose /libraries/{slug}
         // would otherwise swallow them (routes are matched in registration order).

@@ -7,6 +7,7 @@ import { CONSOLE_PATHS } from './admin/admin.module.js';
 import { serveConsoleAssets } from './admin/console-assets.js';
 import { MAP_PAGE_PATHS } from './map/map-page.controller.js';
 import { serveMapAssets } from './map/map-page.js';
+import { RESET_PAGE_PATHS } from './password-reset/reset-password-page.controller.js';
 import { AppLogger, PINO, requestLogger } from './common/logging/logging.module.js';
 import { answerClientErrors } from './common/http/client-error.js';
 import { deferredBodyParsers } from './common/http/deferred-body-parser.js';
@@ -63,6 +64,7 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
       { path: 'ready', method: RequestMethod.GET },
       ...CONSOLE_PATHS.map((path) => ({ path, method: RequestMethod.ALL })),
       ...MAP_PAGE_PATHS.map((path) => ({ path, method: RequestMethod.GET })),
+      ...RESET_PAGE_PATHS.map((path) => ({ path, method: RequestMethod.ALL })),
     ],
   });
   serveMedia(app, config, app.get(MediaStorage));

@@ -18,6 +18,7 @@ import type { AccountMessageResponse, UserResponse } from './dto/auth.response.j
 import { isValidEmail, normalizeEmail } from './email.js';
 import { checkPasswordPolicy } from './password-policy.js';
 import { SessionsRepository } from './sessions.repository.js';
+import { NotificationQueue } from '../notifications/notification.queue.js';
 
 /** The signed-in user's own account: read it, change email or password, delete it. */
 @Injectable()
@@ -29,6 +30,7 @@ export class AccountService {
     private readonly hasher: PasswordHasher,
     private readonly clock: Clock,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly notifications: NotificationQueue,
   ) {}
 
   async me(caller: AuthUser): Promise<UserResponse> {
@@ -44,7 +46,10 @@ export class AccountService {
     if (email === normalizeEmail(user.email)) throw new RefusedError(AUTH_MESSAGES.sameEmail);
     if (await this.users.emailExists(email)) throw new RefusedError(AUTH_MESSAGES.emailExists);
     try {
-      await this.users.updateEmail(user.id, email);
+      await this.dataSource.transaction(async (manager) => {
+        await this.users.updateEmail(user.id, email, manager);
+        await this.notifications.emailChanged(manager, user, user.email, email);
+      });
     } catch (error) {
       if (error instanceof DuplicateUserError) throw new RefusedError(AUTH_MESSAGES.emailExists);
       throw error;
@@ -72,6 +77,7 @@ export class AccountService {
     await this.dataSource.transaction(async (manager) => {
       await this.users.updatePasswordHash(user.id, passwordHash, manager);
       await this.sessions.revokeOthers(user.id, caller.sessionId, now, manager);
+      await this.notifications.passwordChanged(manager, user, 'changed');
     });
     return toMessageResponse(AUTH_MESSAGES.passwordChanged);
   }

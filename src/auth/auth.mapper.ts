@@ -14,6 +14,7 @@ export function toUserResponse(
     is_social_only: user.passwordHash === null,
     is_staff: user.isStaff,
     contributor_agreement_version: contributorAgreementVersion,
+    notifications: { email: user.notifyEmail, push: user.notifyPush },
   };
 }
 

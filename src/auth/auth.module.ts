@@ -6,6 +6,9 @@ import { Clock } from '../common/clock.js';
 import { RedisBreaker } from '../common/redis/redis-breaker.js';
 import { AppConfig } from '../config/app-config.js';
 import { UsersModule } from '../users/users.module.js';
+import { NotificationsModule } from '../notifications/notifications.module.js';
+import { NotificationSettingsController } from './notification-settings.controller.js';
+import { NotificationSettingsService } from './notification-settings.service.js';
 import { AccountService } from './account.service.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
@@ -35,6 +38,7 @@ import { UsedIdentityTokenEntity } from './used-identity-token.entity.js';
 @Module({
   imports: [
     UsersModule,
+    NotificationsModule,
     TypeOrmModule.forFeature([
       RefreshSessionEntity,
       SocialIdentityEntity,
@@ -50,12 +54,13 @@ import { UsedIdentityTokenEntity } from './used-identity-token.entity.js';
       }),
     }),
   ],
-  controllers: [AuthController, DevicesController],
+  controllers: [AuthController, DevicesController, NotificationSettingsController],
   providers: [
     AuthService,
     AccountService,
     SocialAuthService,
     DevicesService,
+    NotificationSettingsService,
     TokensService,
     SessionsRepository,
     SocialIdentitiesRepository,

@@ -1,3 +1,4 @@
+import { NotificationsModule } from '../notifications/notifications.module.js';
 import { Module } from '@nestjs/common';
 import { LibrariesModule } from '../libraries/libraries.module.js';
 import { CommunityPhotosController } from './community-photos.controller.js';
@@ -5,7 +6,7 @@ import { CommunityPhotosRepository } from './community-photos.repository.js';
 import { CommunityPhotosService } from './community-photos.service.js';
 
 @Module({
-  imports: [LibrariesModule],
+  imports: [LibrariesModule, NotificationsModule],
   controllers: [CommunityPhotosController],
   providers: [CommunityPhotosRepository, CommunityPhotosService],
   exports: [CommunityPhotosRepository],

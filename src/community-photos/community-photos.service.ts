@@ -16,6 +16,7 @@ import {
   PHOTOS_PER_USER_PER_LIBRARY,
   type CommunityPhotoRow,
 } from './community-photos.repository.js';
+import { NotificationQueue } from '../notifications/notification.queue.js';
 import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
 
 function photoResponse(row: CommunityPhotoRow): CommunityPhotoResponse {
@@ -36,6 +37,7 @@ export class CommunityPhotosService {
     private readonly media: MediaStorage,
     private readonly libraries: LibrariesRepository,
     private readonly photoStore: PhotoStore,
+    private readonly notifications: NotificationQueue,
     private readonly idempotency: IdempotencyService,
   ) {}
 
@@ -80,8 +82,16 @@ export class CommunityPhotosService {
             photoKey: stored.photo_key,
             thumbnailKey: stored.thumbnail_key,
           },
-          (manager, inserted) =>
-            this.idempotency.record(manager, request, inserted.id, 201, photoResponse(inserted)),
+          async (manager, inserted) => {
+            await this.notifications.moderationWork(manager, user.id);
+            await this.idempotency.record(
+              manager,
+              request,
+              inserted.id,
+              201,
+              photoResponse(inserted),
+            );
+          },
         ),
       );
     } catch (error) {

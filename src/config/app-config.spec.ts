@@ -1,9 +1,11 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig, parseDuration } from './app-config.js';
 
 const SECRET = 'a'.repeat(40);
+const dir = () => mkdtempSync(join(tmpdir(), 'bookcase-config-'));
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -34,8 +36,17 @@ describe('loadConfig', () => {
         staff: 600,
         map: 600,
         export: 30,
+        password_reset: 5,
       },
     });
+    expect(config.mail).toEqual({
+      smtpUrl: null,
+      from: '"Bookcase Directory" <no-reply@localhost>',
+      publicBaseUrl: 'http://localhost:3000',
+      dropDir: join(config.dataDir, 'mail'),
+    });
+    expect(config.notifications).toEqual({ pollIntervalMs: 2000 });
+    expect(config.apns).toBeNull();
     expect(config.jwt).toMatchObject({ accessTtlSeconds: 300, refreshTtlSeconds: 30 * 86400 });
     expect(config.trustProxy).toBe(false);
     expect(config.redisUrl).toBeNull();
@@ -170,6 +181,95 @@ describe('loadConfig', () => {
         MAPDB_WRITE_ENABLED: 'true',
       }),
     ).toThrow(/MAPDB_API_BASE_URL[\s\S]*MAPDB_OAUTH_ACCESS_TOKEN[\s\S]*MAPDB_USER_AGENT/);
+  });
+
+  it('reads the mail and notification settings', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@h/db',
+      JWT_SECRET: SECRET,
+      SMTP_URL: 'smtps://user:pass@mail.example.org:465',
+      MAIL_FROM: 'Bookcases <hello@example.org>',
+      PUBLIC_BASE_URL: 'https://bookcases.example.org/',
+      NOTIFICATIONS_POLL_INTERVAL: '500ms',
+    });
+    expect(config.mail).toMatchObject({
+      smtpUrl: 'smtps://user:pass@mail.example.org:465',
+      from: 'Bookcases <hello@example.org>',
+      publicBaseUrl: 'https://bookcases.example.org',
+    });
+    expect(config.notifications.pollIntervalMs).toBe(500);
+    const off = loadConfig({
+      JWT_SECRET: SECRET,
+      NOTIFICATIONS_POLL_INTERVAL: 'off',
+      DATA_DIR: dir(),
+    });
+    expect(off.notifications.pollIntervalMs).toBeNull();
+    expect(() =>
+      loadConfig({
+        JWT_SECRET: SECRET,
+        DATA_DIR: dir(),
+        SMTP_URL: 'http://mail',
+        NOTIFICATIONS_POLL_INTERVAL: '5ms',
+      }),
+    ).toThrow(/SMTP_URL[\s\S]*NOTIFICATIONS_POLL_INTERVAL/);
+    expect(() =>
+      loadConfig({
+        NODE_ENV: 'production',
+        JWT_SECRET: SECRET,
+        DATA_DIR: dir(),
+        SMTP_URL: 'smtp://mail',
+      }),
+    ).toThrow(/PUBLIC_BASE_URL: required with SMTP_URL/);
+  });
+
+  it('enables push only with all four APNs settings and a P-256 key', () => {
+    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    const apns = {
+      APNS_KEY_ID: 'ABCDE12345',
+      APNS_TEAM_ID: 'TEAM000001',
+      APNS_PRIVATE_KEY: key.replace(/\n/g, '\\n'),
+      APNS_TOPIC: 'org.example.app',
+    };
+    const config = loadConfig({ JWT_SECRET: SECRET, DATA_DIR: dir(), ...apns });
+    expect(config.apns).toEqual({
+      keyId: 'ABCDE12345',
+      teamId: 'TEAM000001',
+      privateKey: key,
+      topic: 'org.example.app',
+      productionUrl: 'https://api.push.apple.com',
+      sandboxUrl: 'https://api.sandbox.push.apple.com',
+      testCa: null,
+    });
+    const keyFile = join(dir(), 'AuthKey.p8');
+    writeFileSync(keyFile, key);
+    expect(
+      loadConfig({ JWT_SECRET: SECRET, DATA_DIR: dir(), ...apns, APNS_PRIVATE_KEY: keyFile }).apns
+        ?.privateKey,
+    ).toBe(key);
+    expect(() =>
+      loadConfig({ JWT_SECRET: SECRET, DATA_DIR: dir(), APNS_KEY_ID: 'ABCDE12345' }),
+    ).toThrow(
+      /APNS_TEAM_ID, APNS_PRIVATE_KEY, APNS_TOPIC: required when any APNS_\* setting is set/,
+    );
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    expect(() =>
+      loadConfig({ JWT_SECRET: SECRET, DATA_DIR: dir(), ...apns, APNS_PRIVATE_KEY: rsa }),
+    ).toThrow(/APNS_PRIVATE_KEY: must be the P-256/);
+    expect(() =>
+      loadConfig({
+        JWT_SECRET: SECRET,
+        DATA_DIR: dir(),
+        ...apns,
+        APNS_PRIVATE_KEY: '/no/such/key.p8',
+      }),
+    ).toThrow(/APNS_PRIVATE_KEY: not a readable PEM private key/);
+    expect(() =>
+      loadConfig({ JWT_SECRET: SECRET, DATA_DIR: dir(), ...apns, APNS_TEST_CA_FILE: keyFile }),
+    ).toThrow(/APNS_TEST_CA_FILE: not a readable PEM certificate/);
   });
 
   it('enables AI enrichment only when base URL, key and model are all set', () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes, X509Certificate } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
@@ -8,7 +8,32 @@ import { EnvironmentVariables } from './env.schema.js';
 
 /** `staff`: requests authenticated as staff on staff endpoints, counted per user instead of per IP. */
 export type RateLimitTier =
-  'read' | 'write' | 'login' | 'register' | 'refresh' | 'social' | 'staff' | 'map' | 'export';
+  | 'read'
+  | 'write'
+  | 'login'
+  | 'register'
+  | 'refresh'
+  | 'social'
+  | 'staff'
+  | 'map'
+  | 'export'
+  | 'password_reset';
+
+export const APNS_PRODUCTION_URL = 'https://api.push.apple.com';
+export const APNS_SANDBOX_URL = 'https://api.sandbox.push.apple.com';
+
+/** APNs provider API with token-based authentication (an ES256 JWT signed with the team's .p8 key). */
+export interface ApnsConfig {
+  keyId: string;
+  teamId: string;
+  /** PKCS#8 PEM of the P-256 key. */
+  privateKey: string;
+  topic: string;
+  productionUrl: string;
+  sandboxUrl: string;
+  /** Test only: PEM of an extra certificate authority trusted for the connection (the loopback double's). */
+  testCa: string | null;
+}
 
 /**
  * MAP_TEXT_FILTER_MAX_CANDIDATES by default. A feed with a text filter (q, search, city, postal_code) groups the
@@ -108,6 +133,12 @@ export class AppConfig {
   readonly openDataExport!: { intervalSeconds: number | null };
   /** The contributor agreement in force (null: none) and whether new accounts must accept it. */
   readonly contributorAgreement!: { version: string | null; required: boolean };
+  /** Outgoing mail: SMTP, or `.eml` files under DATA_DIR/mail when `smtpUrl` is null. */
+  readonly mail!: { smtpUrl: string | null; from: string; publicBaseUrl: string; dropDir: string };
+  /** The notification worker's poll interval on this instance (ms); null: this instance sends nothing. */
+  readonly notifications!: { pollIntervalMs: number | null };
+  /** Push notifications; null: not configured (no push is queued). */
+  readonly apns!: ApnsConfig | null;
   /** Serve the `npm run bench` routes under /api/v1/bench (ceiling, memo counters, SQL capture); off unless BENCH_CEILING_ROUTE=true. */
   readonly benchCeilingRoute!: boolean;
 
@@ -221,6 +252,16 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       'MEDIA_PUBLIC_BASE_URL: needs MEDIA_STORAGE=s3 (it points at a CDN or public copy of the bucket)',
     );
   }
+  const apns = apnsConfig(env, problems);
+  const pollText = env.NOTIFICATIONS_POLL_INTERVAL ?? '2s';
+  const pollIntervalMs =
+    pollText === 'off' || !DURATION_TEXT.test(pollText) ? null : durationMs(pollText);
+  if (pollIntervalMs !== null && (pollIntervalMs < 100 || pollIntervalMs > 3_600_000)) {
+    problems.push('NOTIFICATIONS_POLL_INTERVAL: must be between 100ms and 1h (or off)');
+  }
+  if (env.NODE_ENV === 'production' && env.SMTP_URL && !env.PUBLIC_BASE_URL) {
+    problems.push('PUBLIC_BASE_URL: required with SMTP_URL in production (links in mails)');
+  }
   const statementTimeoutSeconds = env.DATABASE_STATEMENT_TIMEOUT_SECONDS ?? 30;
   const queryTimeoutSeconds =
     env.DATABASE_QUERY_TIMEOUT_SECONDS ??
@@ -306,6 +347,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         staff: env.RATE_LIMIT_STAFF ?? 600,
         map: env.RATE_LIMIT_MAP ?? 600,
         export: env.RATE_LIMIT_EXPORT ?? 30,
+        password_reset: env.RATE_LIMIT_PASSWORD_RESET ?? 5,
       },
     },
     social: {
@@ -345,6 +387,76 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       version: env.CONTRIBUTOR_AGREEMENT_VERSION ?? null,
       required: env.CONTRIBUTOR_AGREEMENT_REQUIRED ?? false,
     },
+    mail: {
+      smtpUrl: env.SMTP_URL ?? null,
+      from: env.MAIL_FROM ?? `"${env.SERVICE_NAME ?? 'Bookcase Directory'}" <no-reply@localhost>`,
+      publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT ?? 3000}`).replace(
+        /\/+$/,
+        '',
+      ),
+      dropDir: join(dataDir, 'mail'),
+    },
+    notifications: { pollIntervalMs },
+    apns: apns ?? null,
     benchCeilingRoute: env.BENCH_CEILING_ROUTE ?? false,
   });
+}
+
+function durationMs(text: string): number {
+  const match = DURATION_TEXT.exec(text)!;
+  const value = Number(match[1]);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 's'] ?? 1000;
+  return value * unit;
+}
+
+/** The PEM text of a setting that holds either PEM (newlines possibly written as \\n) or a file path. */
+function pemOrFile(value: string): string {
+  if (value.startsWith('-----BEGIN')) return value.replace(/\\n/g, '\n');
+  return readFileSync(value, 'utf8');
+}
+
+/** APNs settings: all four of key id, team id, key and topic, or none; the key must be an EC P-256 key. */
+function apnsConfig(env: EnvironmentVariables, problems: string[]): ApnsConfig | null {
+  const required = {
+    APNS_KEY_ID: env.APNS_KEY_ID,
+    APNS_TEAM_ID: env.APNS_TEAM_ID,
+    APNS_PRIVATE_KEY: env.APNS_PRIVATE_KEY,
+    APNS_TOPIC: env.APNS_TOPIC,
+  };
+  const missing = Object.entries(required).filter(([, value]) => !value);
+  if (missing.length === 4) return null;
+  if (missing.length > 0) {
+    problems.push(
+      `${missing.map(([name]) => name).join(', ')}: required when any APNS_* setting is set`,
+    );
+    return null;
+  }
+  let privateKey = '';
+  try {
+    privateKey = pemOrFile(env.APNS_PRIVATE_KEY!);
+    const key = createPrivateKey(privateKey);
+    if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+      problems.push('APNS_PRIVATE_KEY: must be the P-256 (ES256) .p8 key from Apple');
+    }
+  } catch {
+    problems.push('APNS_PRIVATE_KEY: not a readable PEM private key (PEM text or a file path)');
+  }
+  let testCa: string | null = null;
+  if (env.APNS_TEST_CA_FILE) {
+    try {
+      testCa = readFileSync(env.APNS_TEST_CA_FILE, 'utf8');
+      new X509Certificate(testCa);
+    } catch {
+      problems.push('APNS_TEST_CA_FILE: not a readable PEM certificate');
+    }
+  }
+  return {
+    keyId: env.APNS_KEY_ID!,
+    teamId: env.APNS_TEAM_ID!,
+    privateKey,
+    topic: env.APNS_TOPIC!,
+    productionUrl: env.APNS_PRODUCTION_URL ?? APNS_PRODUCTION_URL,
+    sandboxUrl: env.APNS_SANDBOX_URL ?? APNS_SANDBOX_URL,
+    testCa,
+  };
 }

@@ -495,4 +495,76 @@ export class EnvironmentVariables {
   @IsBoolean()
   @Transform(toBool)
   BENCH_CEILING_ROUTE?: boolean;
+  /** SMTP server of outgoing mail (`smtp://user:pass@host:587`, `smtps://…`); unset: `.eml` files in DATA_DIR/mail. */
+  @IsOptional()
+  @Matches(/^smtps?:\/\/[^\s]+$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
+  @Transform(toTrimmed)
+  SMTP_URL?: string;
+
+  /** Sender of outgoing mail, `Name <address>` or an address. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(300)
+  @Transform(toTrimmed)
+  MAIL_FROM?: string;
+
+  /** Where people reach this service (links in mails: the reset-password page). */
+  @IsOptional()
+  @IsUrl(URL_OPTIONS)
+  @Transform(toTrimmed)
+  PUBLIC_BASE_URL?: string;
+
+  /** How often the notification worker looks for due messages, or `off` on this instance. */
+  @IsOptional()
+  @Matches(/^(off|\d+(ms|s|m|h|d)?)$/, {
+    message: 'NOTIFICATIONS_POLL_INTERVAL must be a duration such as 2s, or off',
+  })
+  @Transform(toTrimmed)
+  NOTIFICATIONS_POLL_INTERVAL?: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Transform(toInt)
+  RATE_LIMIT_PASSWORD_RESET?: number;
+
+  /** APNs provider API token authentication: the key id of the .p8 key. */
+  @IsOptional()
+  @Matches(/^[A-Z0-9]{10}$/, { message: 'APNS_KEY_ID must be the 10-character key id' })
+  @Transform(toTrimmed)
+  APNS_KEY_ID?: string;
+
+  @IsOptional()
+  @Matches(/^[A-Z0-9]{10}$/, { message: 'APNS_TEAM_ID must be the 10-character team id' })
+  @Transform(toTrimmed)
+  APNS_TEAM_ID?: string;
+
+  /** The .p8 key: its PEM text (newlines may be written as \\n) or the path of the file. */
+  @IsOptional()
+  @IsString()
+  @Transform(toTrimmed)
+  APNS_PRIVATE_KEY?: string;
+
+  /** The app's bundle id (the `apns-topic`). */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9.-]{1,155}$/, { message: 'APNS_TOPIC must be a bundle id' })
+  @Transform(toTrimmed)
+  APNS_TOPIC?: string;
+
+  /** Overrides of the APNs hosts (tests, proxies): `https://host[:port]`. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['https'] })
+  @Transform(toTrimmed)
+  APNS_PRODUCTION_URL?: string;
+
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true, protocols: ['https'] })
+  @Transform(toTrimmed)
+  APNS_SANDBOX_URL?: string;
+
+  /** Test only: a PEM file of an extra certificate authority trusted for the APNs connection. */
+  @IsOptional()
+  @IsString()
+  @Transform(toTrimmed)
+  APNS_TEST_CA_FILE?: string;
 }

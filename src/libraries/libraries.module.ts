@@ -1,3 +1,4 @@
+import { NotificationsModule } from '../notifications/notifications.module.js';
 import { Module } from '@nestjs/common';
 import { EnrichmentModule } from '../enrichment/enrichment.module.js';
 import { ApprovedListRepository } from './approved-list.repository.js';
@@ -7,7 +8,7 @@ import { LibrariesService } from './libraries.service.js';
 import { LibraryMapper } from './library.mapper.js';
 
 @Module({
-  imports: [EnrichmentModule],
+  imports: [EnrichmentModule, NotificationsModule],
   controllers: [LibrariesController],
   providers: [ApprovedListRepository, LibrariesRepository, LibrariesService, LibraryMapper],
   exports: [ApprovedListRepository, LibrariesRepository, LibrariesService, LibraryMapper],

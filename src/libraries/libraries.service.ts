@@ -27,6 +27,7 @@ import { ApprovedListRepository } from './approved-list.repository.js';
 import { LibrariesRepository } from './libraries.repository.js';
 import type { LibrarySearch } from './list-query.js';
 import { baseSlug } from './slug.js';
+import { NotificationQueue } from '../notifications/notification.queue.js';
 
 export type { UploadedPhoto } from '../common/media/photo-store.js';
 
@@ -60,6 +61,7 @@ export class LibrariesService {
     private readonly photos: PhotoStore,
     private readonly clock: Clock,
     private readonly enrichment: EnrichmentQueue,
+    private readonly notifications: NotificationQueue,
     private readonly idempotency: IdempotencyService,
   ) {}
 
@@ -163,6 +165,7 @@ export class LibrariesService {
           });
           if (!values.name || !values.description)
             await this.enrichment.enqueue(manager, libraryId);
+          await this.notifications.moderationWork(manager, user.id);
           const body = this.mapper.created(
             (await this.libraries.findById(libraryId, user.id, manager))!,
           );
@@ -220,6 +223,7 @@ export class LibrariesService {
         : null;
     }
     const staged = { ...(row.pending_changes ?? {}), ...changes };
+    await this.notifications.moderationWork(manager, row.created_by);
     await this.libraries.stageChanges(
       manager,
       row.id,

@@ -106,6 +106,15 @@ function statusWhere(
   return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', params };
 }
 
+/** A community photo whose status changed: who submitted it and its library, for the submitter's notice. */
+export interface ChangedPhoto {
+  library_id: number;
+  previous: string;
+  created_by: number | null;
+  library_slug: string;
+  library_name: string;
+}
+
 export interface ModerationSummaryRow {
   pending_libraries_count: number;
   open_reports_count: number;
@@ -272,15 +281,14 @@ export class ModerationRepository {
     manager: Sql,
     id: number,
     status: string,
-  ): Promise<(PhotoKeys & { library_id: number; previous: string }) | null> {
+  ): Promise<(PhotoKeys & ChangedPhoto) | null> {
     if (!isSerialId(id)) return null;
-    const [rows] = await manager.query<
-      UpdateResult<PhotoKeys & { library_id: number; previous: string }>
-    >(
+    const [rows] = await manager.query<UpdateResult<PhotoKeys & ChangedPhoto>>(
       `UPDATE library_photos p SET status = $1, updated_at = now()
-         FROM (SELECT id, status FROM library_photos WHERE id = $2 FOR UPDATE) old
-        WHERE p.id = old.id
-        RETURNING p.library_id, p.photo_key, p.thumbnail_key, old.status AS previous`,
+         FROM (SELECT id, status FROM library_photos WHERE id = $2 FOR UPDATE) old, libraries l
+        WHERE p.id = old.id AND l.id = p.library_id
+        RETURNING p.library_id, p.photo_key, p.thumbnail_key, old.status AS previous, p.created_by,
+                  l.slug AS library_slug, l.name AS library_name`,
       [status, id],
     );
     return rows[0] ?? null;

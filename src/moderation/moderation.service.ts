@@ -7,6 +7,7 @@ import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import { LibrariesRepository } from '../libraries/libraries.repository.js';
 import { EDITABLE_FIELDS, LibrariesService } from '../libraries/libraries.service.js';
 import { PhotoStore, type UploadedPhoto } from '../common/media/photo-store.js';
+import { NotificationQueue } from '../notifications/notification.queue.js';
 import { LibraryMapper, libraryRef } from '../libraries/library.mapper.js';
 import type { PendingPhoto } from '../libraries/library.entity.js';
 import type { LibraryRow, LibraryValues } from '../libraries/library.row.js';
@@ -115,6 +116,7 @@ export class ModerationService {
     private readonly photoStore: PhotoStore,
     private readonly audit: ModerationAuditService,
     private readonly enrichment: EnrichmentQueue,
+    private readonly notifications: NotificationQueue,
   ) {}
 
   async summary(): Promise<ModerationSummaryResponse> {
@@ -181,6 +183,19 @@ export class ModerationService {
       to: dto.status,
       ...(dto.status === 'rejected' ? { reason } : {}),
     });
+    if (dto.status !== row.status && (dto.status === 'approved' || dto.status === 'rejected')) {
+      await this.notifications.decision(
+        manager,
+        row.created_by,
+        dto.status === 'approved' ? 'library_approved' : 'library_rejected',
+        {
+          library_id: row.id,
+          slug: row.slug,
+          name: row.name,
+          ...(dto.status === 'rejected' ? { reason } : {}),
+        },
+      );
+    }
     const rejecting = dto.status === 'rejected' && row.status !== 'rejected';
     const unrejecting = dto.status !== 'rejected' && row.status === 'rejected';
     if (!rejecting && !unrejecting) return null;
@@ -369,6 +384,19 @@ export class ModerationService {
         from: changed.previous,
         to: status,
       });
+      if (status !== changed.previous && (status === 'approved' || status === 'rejected')) {
+        await this.notifications.decision(
+          manager,
+          changed.created_by,
+          status === 'approved' ? 'photo_approved' : 'photo_rejected',
+          {
+            library_id: changed.library_id,
+            slug: changed.library_slug,
+            name: changed.library_name,
+            photo_id: id,
+          },
+        );
+      }
       return changed;
     });
     const keys = [photo.photo_key, photo.thumbnail_key];

@@ -1,3 +1,4 @@
+import { NotificationsModule } from '../notifications/notifications.module.js';
 import { Module } from '@nestjs/common';
 import { LibrariesModule } from '../libraries/libraries.module.js';
 import { ReportsController } from './reports.controller.js';
@@ -5,7 +6,7 @@ import { ReportsRepository } from './reports.repository.js';
 import { ReportsService } from './reports.service.js';
 
 @Module({
-  imports: [LibrariesModule],
+  imports: [LibrariesModule, NotificationsModule],
   controllers: [ReportsController],
   providers: [ReportsRepository, ReportsService],
   exports: [ReportsRepository],

@@ -7,6 +7,7 @@ import { LibrariesRepository } from '../libraries/libraries.repository.js';
 import { libraryRef } from '../libraries/library.mapper.js';
 import { PhotoStore, type UploadedPhoto } from '../common/media/photo-store.js';
 import type { CreateReportDto } from './dto/create-report.dto.js';
+import { NotificationQueue } from '../notifications/notification.queue.js';
 import { ReportsRepository, type ReportRow } from './reports.repository.js';
 import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
 
@@ -20,6 +21,7 @@ export class ReportsService {
     private readonly reports: ReportsRepository,
     private readonly libraries: LibrariesRepository,
     private readonly photoStore: PhotoStore,
+    private readonly notifications: NotificationQueue,
     private readonly idempotency: IdempotencyService,
   ) {}
 
@@ -57,8 +59,16 @@ export class ReportsService {
             photoKey: photo?.photo_key ?? null,
             thumbnailKey: photo?.thumbnail_key ?? null,
           },
-          (manager, inserted) =>
-            this.idempotency.record(manager, request, inserted.id, 201, reportResponse(inserted)),
+          async (manager, inserted) => {
+            await this.notifications.moderationWork(manager, user.id);
+            await this.idempotency.record(
+              manager,
+              request,
+              inserted.id,
+              201,
+              reportResponse(inserted),
+            );
+          },
         ),
       );
       return reportResponse(row);

@@ -37,6 +37,13 @@ export class UserEntity {
   @Column({ name: 'last_name', type: 'varchar', length: 150, default: '' })
   lastName: string;
 
+  /** Notices by email (decisions on the user's submissions); security notices are always sent. */
+  @Column({ name: 'notify_email', type: 'boolean', default: true })
+  notifyEmail: boolean;
+
+  @Column({ name: 'notify_push', type: 'boolean', default: true })
+  notifyPush: boolean;
+
   @Column({ name: 'last_login_at', type: 'timestamptz', nullable: true })
   lastLoginAt: Date | null;
 

@@ -122,9 +122,9 @@ export class UsersRepository {
   }
 
   /** Changes the email; one already taken (even concurrently) is DuplicateUserError('email'). */
-  async updateEmail(id: number, email: string): Promise<void> {
+  async updateEmail(id: number, email: string, manager?: EntityManager): Promise<void> {
     try {
-      await this.users.update({ id }, { email });
+      await this.repo(manager).update({ id }, { email });
     } catch (error) {
       throw asDuplicateUserError(error);
     }
@@ -136,6 +136,18 @@ export class UsersRepository {
     manager?: EntityManager,
   ): Promise<void> {
     await this.repo(manager).update({ id }, { passwordHash });
+  }
+
+  /** Sets the given notice preferences; answers the updated user (null when gone). */
+  async updateNotificationSettings(
+    id: number,
+    settings: { email?: boolean; push?: boolean },
+  ): Promise<UserEntity | null> {
+    const values: Partial<UserEntity> = {};
+    if (settings.email !== undefined) values.notifyEmail = settings.email;
+    if (settings.push !== undefined) values.notifyPush = settings.push;
+    await this.users.update({ id }, values);
+    return this.users.findOneBy({ id });
   }
 
   async recordLogin(id: number, at: Date): Promise<void> {

@@ -30,6 +30,7 @@ describe('account changes: email, password, deletion', () => {
         is_social_only: false,
         is_staff: false,
         contributor_agreement_version: null,
+        notifications: { email: true, push: true },
       });
       expect(res.headers['cache-control']).toBe('private, no-store');
       const me = await request(t.http)

@@ -146,6 +146,7 @@ describe('POST /auth/social', () => {
         is_social_only: true,
         is_staff: false,
         contributor_agreement_version: null,
+        notifications: { email: true, push: true },
       });
       expect(await namesOf(user.id)).toEqual({ first_name: 'Jane', last_name: 'Doe' });
       const refreshed = await request(t.http)
@@ -239,6 +240,7 @@ describe('POST /auth/social', () => {
         is_social_only: false,
         is_staff: false,
         contributor_agreement_version: null,
+        notifications: { email: true, push: true },
       });
       await loginUser(t.http, local.username, local.password);
     });

@@ -75,6 +75,7 @@ describe('register, login, refresh, me', () => {
         is_social_only: false,
         is_staff: false,
         contributor_agreement_version: null,
+        notifications: { email: true, push: true },
       });
     });
 
@@ -435,6 +436,7 @@ describe('register, login, refresh, me', () => {
         is_social_only: false,
         is_staff: false,
         contributor_agreement_version: null,
+        notifications: { email: true, push: true },
       });
       expect(res.headers['cache-control']).toBe('private, no-store');
     });

@@ -56,6 +56,8 @@ export async function createTestApp(options: TestAppOptions): Promise<TestApp> {
     LOG_LEVEL: options.logDestination ? 'info' : 'silent',
     // No background export run in suites that do not test it (export suites set an interval and drive the job).
     EXPORT_INTERVAL: 'off',
+    // No background notification worker either (the notification suites drive it with runOnce()).
+    NOTIFICATIONS_POLL_INTERVAL: 'off',
     // The embedded server runs one session: one connection per app, as `npm start` uses it.
     ...(process.env.TEST_DB_MODE === 'embedded'
       ? {

@@ -13,6 +13,13 @@ export class AccessTokenResponse {
   access: string;
 }
 
+export class NotificationSettingsResponse {
+  /** Emails about the user's submissions (approved, rejected, community photos). */
+  email: boolean;
+  /** Pushes to the user's registered devices (submissions; staff: moderation work waiting). */
+  push: boolean;
+}
+
 export class UserResponse {
   @ApiProperty({ type: 'integer', example: 42 })
   id: number;
@@ -26,6 +33,9 @@ export class UserResponse {
   /** The contributor agreement version the user accepted most recently; null when none. */
   @ApiProperty({ type: 'string', nullable: true, example: '2026-06' })
   contributor_agreement_version: string | null;
+
+  /** Whether the user gets notices about their submissions by email and by push (security notices always go). */
+  notifications: NotificationSettingsResponse;
 }
 
 /** `{message, details: null}`: the success answer of password change and account deletion. */

@@ -25,6 +25,7 @@ export const RATE_LIMIT_MESSAGES: Record<RateLimitTier, string> = {
   staff: 'Too many requests. Please try again later.',
   map: 'Too many requests. Please try again later.',
   export: 'Too many requests. Please try again later.',
+  password_reset: 'Too many password reset attempts. Please try again later.',
 };
 
 /**

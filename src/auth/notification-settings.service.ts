@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import type { AuthUser } from '../common/auth/auth-user.js';
+import { ApiError, RequestValidationError } from '../common/errors/api-error.js';
+import { ContributorAgreementsRepository } from '../users/contributor-agreements.repository.js';
+import { UsersRepository } from '../users/users.repository.js';
+import { toUserResponse } from './auth.mapper.js';
+import type { UserResponse } from './dto/auth.response.js';
+import type { UpdateNotificationSettingsDto } from './dto/notification-settings.dto.js';
+
+@Injectable()
+export class NotificationSettingsService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly agreements: ContributorAgreementsRepository,
+  ) {}
+
+  async update(caller: AuthUser, dto: UpdateNotificationSettingsDto): Promise<UserResponse> {
+    if (dto.email === undefined && dto.push === undefined) {
+      throw RequestValidationError.single(['body'], 'Provide email, push or both.', 'missing');
+    }
+    const user = await this.users.updateNotificationSettings(caller.id, {
+      email: dto.email,
+      push: dto.push,
+    });
+    if (!user || !user.isActive) throw ApiError.unauthorized();
+    return toUserResponse(user, await this.agreements.latestVersion(user.id));
+  }
+}

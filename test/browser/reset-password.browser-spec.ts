@@ -1,0 +1,135 @@
+/**
+ * The password reset page in a real browser (Chromium through playwright-core): the link from a real mail (loopback
+ * SMTP server), a weak password refused on the page, the new password set, and a used link explained. Checked at
+ * 375 px and 1280 px like the console (no CSP violation, no console error, labelled controls, no overflow).
+ */
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import request from 'supertest';
+import { NotificationsWorker } from '../../src/notifications/notifications.worker.js';
+import { loginUser, registerUser } from '../support/auth.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import {
+  checkPage,
+  clickAndLoad,
+  DESKTOP,
+  describeWithBrowser,
+  launchBrowser,
+  openPage,
+  PHONE,
+  serve,
+  statusLogged,
+  visit,
+  type Viewport,
+} from '../support/browser.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { FakeSmtpServer, resetTokenOf } from '../support/fake-smtp.js';
+
+const NEW_PASSWORD = 'Juniper-Lighthouse-2604';
+
+const textOf = async (locator: Locator) => ((await locator.textContent()) ?? '').trim();
+
+describeWithBrowser('password reset page in a browser', () => {
+  let db: TestDatabase;
+  let smtp: FakeSmtpServer;
+  let t: TestApp;
+  let baseUrl: string;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    smtp = new FakeSmtpServer();
+    await smtp.start();
+    t = await createTestApp({
+      databaseUrl: db.url,
+      env: { RATE_LIMIT_ENABLED: 'false', SMTP_URL: smtp.url },
+    });
+    baseUrl = await serve(t);
+    browser = await launchBrowser();
+  });
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await smtp?.stop();
+    await db?.drop();
+  });
+
+  async function newPage(viewport: Viewport = DESKTOP): Promise<Page> {
+    const { context, page } = await openPage(browser, baseUrl, viewport);
+    contexts.push(context);
+    return page;
+  }
+
+  /** A new account and the path of the link its reset mail holds. */
+  async function resetLink(): Promise<{ username: string; path: string }> {
+    const user = await registerUser(t.http);
+    await request(t.http)
+      .post('/api/v1/auth/password/reset')
+      .send({ email: user.email })
+      .expect(200);
+    await t.app.get(NotificationsWorker).runOnce();
+    const mail = smtp.to(user.email).at(-1)!;
+    return { username: user.username, path: `/reset-password?token=${resetTokenOf(mail)}` };
+  }
+
+  async function submit(page: Page, password: string, again = password) {
+    await page.getByLabel('New password', { exact: true }).fill(password);
+    await page.getByLabel('New password, again').fill(again);
+    return clickAndLoad(page, page.getByRole('button', { name: 'Set new password' }));
+  }
+
+  for (const viewport of [PHONE, DESKTOP]) {
+    it(`sets a new password after refusing a weak one, at ${viewport.width} px`, async () => {
+      const { username, path } = await resetLink();
+      const page = await newPage(viewport);
+      expect((await visit(page, path)).status()).toBe(200);
+      await checkPage(page, 'form', { prefix: 'reset' });
+
+      const weak = await submit(page, 'password123');
+      expect(weak.status()).toBe(400);
+      expect(await textOf(page.getByRole('alert'))).toBe('This password is too common.');
+      await checkPage(page, 'weak', { prefix: 'reset', allowConsole: [statusLogged(400)] });
+
+      const mismatch = await submit(page, NEW_PASSWORD, `${NEW_PASSWORD}!`);
+      expect(mismatch.status()).toBe(400);
+      expect(await textOf(page.getByRole('alert'))).toBe('New passwords do not match.');
+
+      const done = await submit(page, NEW_PASSWORD);
+      expect(done.status()).toBe(200);
+      expect(await textOf(page.getByRole('status'))).toBe(
+        'Your password has been reset. You can now sign in with it.',
+      );
+      await checkPage(page, 'done', { prefix: 'reset', allowConsole: [statusLogged(400)] });
+      await loginUser(t.http, username, NEW_PASSWORD);
+    });
+  }
+
+  it('explains a used link, opened again or submitted from a second tab', async () => {
+    const { path } = await resetLink();
+    const first = await newPage();
+    const second = await newPage();
+    await visit(first, path);
+    await visit(second, path);
+    expect((await submit(first, NEW_PASSWORD)).status()).toBe(200);
+
+    const stale = await submit(second, 'Another-Fine-Password-77');
+    expect(stale.status()).toBe(400);
+    const used = 'This password reset link is invalid, expired or already used. Ask for a new one.';
+    expect(await textOf(second.getByRole('alert'))).toBe(used);
+    expect(await second.getByLabel('New password', { exact: true }).count()).toBe(0);
+    await checkPage(second, 'used', { prefix: 'reset', allowConsole: [statusLogged(400)] });
+
+    const again = await newPage(PHONE);
+    expect((await visit(again, path)).status()).toBe(400);
+    expect(await textOf(again.getByRole('alert'))).toBe(used);
+    await checkPage(again, 'used-reopened', {
+      prefix: 'reset',
+      allowConsole: [statusLogged(400)],
+    });
+  });
+});
