@@ -14,6 +14,10 @@ const common = {
 export default {
   // Per-project testTimeout is ignored by Jest; e2e suites on the embedded database need the headroom.
   testTimeout: 60_000,
+  // Every test file imports the app anew in its own VM context (ESM), and a worker's heap keeps growing with the
+  // files it has run: the whole suite once took a worker past V8's 4 GB heap limit (out of memory). A worker whose
+  // heap is above this after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '2GB',
   projects: [
     {
       ...common,

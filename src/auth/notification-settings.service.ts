@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AuthUser } from '../common/auth/auth-user.js';
-import { ApiError, RequestValidationError } from '../common/errors/api-error.js';
+import { InvalidFieldsError, UnauthorizedError } from '../common/errors/domain-errors.js';
 import { ContributorAgreementsRepository } from '../users/contributor-agreements.repository.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { toUserResponse } from './auth.mapper.js';
@@ -16,13 +16,13 @@ export class NotificationSettingsService {
 
   async update(caller: AuthUser, dto: UpdateNotificationSettingsDto): Promise<UserResponse> {
     if (dto.email === undefined && dto.push === undefined) {
-      throw RequestValidationError.single(['body'], 'Provide email, push or both.', 'missing');
+      throw InvalidFieldsError.single(['body'], 'Provide email, push or both.', 'missing');
     }
     const user = await this.users.updateNotificationSettings(caller.id, {
       email: dto.email,
       push: dto.push,
     });
-    if (!user || !user.isActive) throw ApiError.unauthorized();
+    if (!user || !user.isActive) throw new UnauthorizedError();
     return toUserResponse(user, await this.agreements.latestVersion(user.id));
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock.js';
-import { ApiError } from '../common/errors/api-error.js';
+import { RefusedError, TooManyRequestsError } from '../common/errors/domain-errors.js';
 import { RATE_LIMIT_MESSAGES } from '../common/rate-limit/rate-limit.guard.js';
 import { RateLimitStorage } from '../common/rate-limit/sliding-window.storage.js';
 import { AppConfig } from '../config/app-config.js';
@@ -61,7 +61,7 @@ export class PasswordResetService implements OnModuleInit {
    */
   async request(rawEmail: string): Promise<PasswordResetMessageResponse> {
     const email = normalizeEmail(rawEmail);
-    if (!isValidEmail(email)) throw ApiError.badRequest(RESET_MESSAGES.invalidEmail);
+    if (!isValidEmail(email)) throw new RefusedError(RESET_MESSAGES.invalidEmail);
     await this.countPerAddress(email);
     await this.tokens.transaction((manager) => this.queue.passwordResetRequested(manager, email));
     return { message: RESET_MESSAGES.requested, details: null };
@@ -79,7 +79,7 @@ export class PasswordResetService implements OnModuleInit {
       'tier',
     );
     if (record.isBlocked) {
-      throw new ApiError(429, RATE_LIMIT_MESSAGES.password_reset, {
+      throw new TooManyRequestsError(RATE_LIMIT_MESSAGES.password_reset, {
         retry_after: record.timeToBlockExpire,
       });
     }
@@ -112,30 +112,30 @@ export class PasswordResetService implements OnModuleInit {
 
   /** Sets the new password; the token and every other open token of the account are used up. */
   async confirm(dto: PasswordResetConfirmDto): Promise<PasswordResetMessageResponse> {
-    if (!TOKEN_FORMAT.test(dto.token)) throw ApiError.badRequest(RESET_MESSAGES.invalidLink);
+    if (!TOKEN_FORMAT.test(dto.token)) throw new RefusedError(RESET_MESSAGES.invalidLink);
     const now = this.clock.date();
     // Checked before hashing (argon2 is slow) and again under the row lock.
     if (!(await this.tokens.isUsable(hashResetToken(dto.token), now))) {
-      throw ApiError.badRequest(RESET_MESSAGES.invalidLink);
+      throw new RefusedError(RESET_MESSAGES.invalidLink);
     }
     if (dto.new_password !== dto.new_password_confirm) {
-      throw ApiError.badRequest(RESET_MESSAGES.passwordsDoNotMatch);
+      throw new RefusedError(RESET_MESSAGES.passwordsDoNotMatch);
     }
     const account = await this.tokens.transaction((manager) =>
       this.tokens.findForUpdate(hashResetToken(dto.token), manager),
     );
-    if (!account) throw ApiError.badRequest(RESET_MESSAGES.invalidLink);
+    if (!account) throw new RefusedError(RESET_MESSAGES.invalidLink);
     const violation = checkPasswordPolicy(dto.new_password, {
       username: account.username,
       email: account.email,
     });
-    if (violation) throw ApiError.badRequest(violation);
+    if (violation) throw new RefusedError(violation);
     const passwordHash = await this.hasher.hash(dto.new_password);
     await this.tokens.transaction(async (manager) => {
       const held = await this.tokens.findForUpdate(hashResetToken(dto.token), manager);
       const at = this.clock.date();
       if (!held || held.usedAt !== null || held.expiresAt <= at || !held.userActive) {
-        throw ApiError.badRequest(RESET_MESSAGES.invalidLink);
+        throw new RefusedError(RESET_MESSAGES.invalidLink);
       }
       await this.tokens.setPassword(held.userId, passwordHash, manager);
       await this.tokens.useAll(held.userId, at, manager);

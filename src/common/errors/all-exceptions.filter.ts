@@ -16,6 +16,7 @@ import { INVALID_PHOTO_MESSAGE, InvalidPhotoError } from '../media/photo-process
 import { ApiError, type ErrorDetails } from './api-error.js';
 import {
   ConflictError,
+  TooManyRequestsError,
   DomainError,
   ForbiddenError,
   InvalidFieldsError,
@@ -60,6 +61,7 @@ const DOMAIN_STATUS: readonly (readonly [
   [NotFoundError, HttpStatus.NOT_FOUND],
   [RefusedError, HttpStatus.BAD_REQUEST],
   [ConflictError, HttpStatus.CONFLICT],
+  [TooManyRequestsError, HttpStatus.TOO_MANY_REQUESTS],
   [InvalidFieldsError, HttpStatus.UNPROCESSABLE_ENTITY],
   [UnauthorizedError, HttpStatus.UNAUTHORIZED],
   [ForbiddenError, HttpStatus.FORBIDDEN],

@@ -56,6 +56,9 @@ export class UnauthorizedError extends DomainError {
   }
 }
 
+/** The caller asked too often for something a service limits itself (429), e.g. password-reset mails per address. */
+export class TooManyRequestsError extends DomainError {}
+
 /** The caller is known but may not do this (403). */
 export class ForbiddenError extends DomainError {}
 
