@@ -15,6 +15,7 @@ import type { Request, Response } from 'express';
 import { Public } from '../common/auth/public.decorator.js';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { RefusedError } from '../common/errors/domain-errors.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { CSRF_MESSAGE } from '../admin/console-session.guard.js';
 import { ResetPageFormDto } from './dto/reset-page-form.dto.js';
@@ -96,8 +97,8 @@ export class ResetPasswordPageController {
       });
       this.page.render(req, res, { view: 'done', message: done.message });
     } catch (error) {
-      if (!(error instanceof ApiError) || error.getStatus() !== 400) throw error;
-      const message = (error.getResponse() as { message: string }).message;
+      if (!(error instanceof RefusedError)) throw error;
+      const message = error.message;
       if (message === RESET_MESSAGES.invalidLink) {
         this.page.render(req, res, { view: 'invalid', message }, 400);
       } else {

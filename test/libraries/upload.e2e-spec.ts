@@ -201,7 +201,9 @@ describe('POST /libraries/ photo pipeline', () => {
 
       // 256 MB of file, written with back-pressure. The server (this process) must not hold it: its external
       // memory stays far below the upload's size while it streams (≈ 40 MB of not yet collected socket buffers
-      // here; an implementation that buffers the upload peaks above 250 MB).
+      // here; an implementation that buffers the upload peaks above 250 MB). The bound leaves room for garbage the
+      // collector has not reached yet on a loaded machine and, in the S3 pass, for the S3 double running in this
+      // same process (a CI run measured 149 MB there); buffering the upload would still exceed it.
       const baseline = process.memoryUsage().arrayBuffers;
       let peak = 0;
       req.write(fields + fileHead);
@@ -213,7 +215,7 @@ describe('POST /libraries/ photo pipeline', () => {
       req.end(`\r\n--${boundary}--\r\n`);
       const res = await answered;
       expect(res).toEqual({ status: 413, body: TOO_LARGE });
-      expect(peak).toBeLessThan(128 * MB);
+      expect(peak).toBeLessThan(192 * MB);
       expect(await countLibraries(db.url)).toBe(rows);
       expect(await mediaFiles(t)).toEqual(files);
     }, 30_000);
