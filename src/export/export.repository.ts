@@ -127,11 +127,15 @@ export class ExportRepository {
     );
   }
 
-  /** Records a run before it writes any file, so a crash leaves a row that names what to clean up. */
-  async insertBuilding(version: NewExportVersion): Promise<number> {
+  /**
+   * Records a run before it writes any file, so a crash leaves a row that names what to clean up. Null when a
+   * version (of any status) already has that file stem: the caller picks another.
+   */
+  async insertBuilding(version: NewExportVersion): Promise<number | null> {
     const rows = await this.dataSource.query<{ id: number }[]>(
       `INSERT INTO export_versions (status, file_stem, generated_at, geojson_key, gz_key, metadata_key)
-       VALUES ('building', $1, $2, $3, $4, $5) RETURNING id`,
+       VALUES ('building', $1, $2, $3, $4, $5)
+       ON CONFLICT (file_stem) DO NOTHING RETURNING id`,
       [
         version.fileStem,
         version.generatedAt,
@@ -140,7 +144,7 @@ export class ExportRepository {
         version.metadataKey,
       ],
     );
-    return rows[0].id;
+    return rows[0]?.id ?? null;
   }
 
   async publish(id: number, files: PublishedFiles): Promise<void> {

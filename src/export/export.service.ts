@@ -44,6 +44,8 @@ export const EXPORT_UNAVAILABLE_MESSAGE =
   'The open-data export is not available yet. Please try again later.';
 /** Retry-After while the first export is due or running. */
 const RETRY_SOON_SECONDS = 60;
+/** Versions one second may hold (see claimStem). */
+const MAX_STEM_ATTEMPTS = 20;
 
 async function write(stream: Writable, chunk: Buffer): Promise<void> {
   if (!stream.write(chunk)) await once(stream, 'drain');
@@ -77,18 +79,7 @@ export class ExportService {
   ): Promise<ExportRunResult> {
     await this.removeAbandoned();
     const generatedAt = this.clock.date();
-    const stem = fileStem(generatedAt);
-    const names = {
-      geojson: `${stem}.geojson`,
-      gz: `${stem}.geojson.gz`,
-      metadata: `${stem}.metadata.json`,
-    };
-    const keys = {
-      geojsonKey: `${EXPORT_PREFIX}/${names.geojson}`,
-      gzKey: `${EXPORT_PREFIX}/${names.gz}`,
-      metadataKey: `${EXPORT_PREFIX}/${names.metadata}`,
-    };
-    const id = await this.exports.insertBuilding({ fileStem: stem, generatedAt, ...keys });
+    const { id, stem, names, keys } = await this.claimStem(generatedAt);
     try {
       const data = await this.writeData(keys.geojsonKey, keys.gzKey, keepAlive, onProgress);
       const current = await this.exports.latestPublished();
@@ -128,6 +119,31 @@ export class ExportService {
       `export ${stem}: ${version.record_count} libraries, ${version.gz_bytes} bytes gzipped`,
     );
     return { outcome: 'created', version, removedVersions };
+  }
+
+  /**
+   * Records the run under the first free file stem of its second: `libraries-<time>Z`, then `…Z-2`, `…Z-3`. Two
+   * runs within one second (a run discarded as unchanged keeps no row, a published one does) would otherwise
+   * collide on the stem, which is unique.
+   */
+  private async claimStem(generatedAt: Date) {
+    const base = fileStem(generatedAt);
+    for (let attempt = 1; attempt <= MAX_STEM_ATTEMPTS; attempt += 1) {
+      const stem = attempt === 1 ? base : `${base}-${attempt}`;
+      const names = {
+        geojson: `${stem}.geojson`,
+        gz: `${stem}.geojson.gz`,
+        metadata: `${stem}.metadata.json`,
+      };
+      const keys = {
+        geojsonKey: `${EXPORT_PREFIX}/${names.geojson}`,
+        gzKey: `${EXPORT_PREFIX}/${names.gz}`,
+        metadataKey: `${EXPORT_PREFIX}/${names.metadata}`,
+      };
+      const id = await this.exports.insertBuilding({ fileStem: stem, generatedAt, ...keys });
+      if (id !== null) return { id, stem, names, keys };
+    }
+    throw new Error(`export: ${MAX_STEM_ATTEMPTS} versions already carry the stem ${base}`);
   }
 
   /** The current version's file of that kind; 503 with Retry-After (the next run) before the first export. */

@@ -311,6 +311,30 @@ describe('open-data export', () => {
     ).toBe(304);
   });
 
+  it('gives runs within one second distinct file stems (the bench ran two back to back)', async () => {
+    t.clock.advance(DAY);
+    const rename = (name: string) =>
+      withClient(db.url, (client) =>
+        client.query(`UPDATE libraries SET name = $1, updated_at = now() WHERE name = $2`, [
+          name,
+          name === 'Same-second A' ? 'SECRET-PENDING' : 'Same-second A',
+        ]),
+      );
+    await rename('Same-second A');
+    const first = await run();
+    expect(first.outcome).toBe('created');
+    // The clock does not move: an unchanged run in the same second must not collide with the published stem.
+    expect((await run()).outcome).toBe('unchanged');
+    await rename('SECRET-PENDING');
+    const second = await run();
+    expect(second.outcome).toBe('created');
+    expect(second.version.file_stem).toBe(`${first.version.file_stem}-2`);
+    const metadata = JSON.parse((await get('metadata.json')).body.toString()) as {
+      files: { geojson: { name: string } };
+    };
+    expect(metadata.files.geojson.name).toBe(`${first.version.file_stem}-2.geojson`);
+  });
+
   it('keeps the last 7 versions and removes older ones with their files', async () => {
     for (let index = 0; index < 9; index += 1) {
       await insertLibrary(db.url, { name: `Retention ${index}` });
