@@ -6,7 +6,7 @@
 // The difference between the two is the least a list can cost above the ceiling on this machine, whatever the
 // framework: one round trip to PostgreSQL over loopback, decoding the rows, and the larger body.
 //
-//   node bench/node-floor.mjs --database bookcase_bench_… [--seconds 10] [--connections 10]
+//   node bench/node-floor.mjs --database bookcase_bench_… [--seconds 10] [--connections 10] [--server postgres://…]
 //
 // Linux only (/proc). Needs `npm run build` (it imports the built list-query.js and the ceiling's body).
 import { fork } from 'node:child_process';
@@ -21,6 +21,7 @@ const { values: args } = parseArgs({
     database: { type: 'string' },
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
+    server: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432' },
     serve: { type: 'boolean', default: false },
   },
 });
@@ -30,7 +31,7 @@ if (!args.database) {
   );
   process.exit(2);
 }
-const url = `${process.env.BENCH_DATABASE_URL?.replace(/\/[^/]*$/, '') ?? 'postgres://postgres@127.0.0.1:5432'}/${args.database}`;
+const url = `${args.server}/${args.database}`;
 
 if (args.serve) {
   const { countAndPageQuery } = await import('../dist/src/libraries/list-query.js');
