@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import type { Sql } from '../database/database.js';
 import type { DeviceEnvironment } from '../auth/device-token.entity.js';
 import type { Channel, NotificationKind } from './notification-kinds.js';
 
@@ -56,7 +57,7 @@ export class NotificationJobsRepository {
 
   /** An email to an address (security notices: reset, password and email changes). */
   async insertEmail(
-    manager: EntityManager,
+    manager: Sql,
     job: {
       kind: NotificationKind;
       userId: number | null;
@@ -80,7 +81,7 @@ export class NotificationJobsRepository {
    * their active devices (when they keep push on and push is configured). Answers how many jobs were queued.
    */
   async insertUserNotice(
-    manager: EntityManager,
+    manager: Sql,
     userId: number,
     kind: NotificationKind,
     payload: Record<string, unknown>,
@@ -120,7 +121,7 @@ export class NotificationJobsRepository {
    * counts at send time), and a new one waits until `collapseMs` after the user's previous such push went out.
    */
   async insertStaffWork(
-    manager: EntityManager,
+    manager: Sql,
     exceptUserId: number | null,
     collapseMs: number,
     now: Date,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock.js';
 import { AppConfig } from '../config/app-config.js';
+import type { Sql } from '../database/database.js';
 import type { DecisionPayload, NotificationKind } from './notification-kinds.js';
 import { NotificationJobsRepository } from './notification-jobs.repository.js';
 import { NOTIFICATIONS_OPTIONS, type NotificationsOptions } from './notifications.options.js';
@@ -23,7 +23,7 @@ export class NotificationQueue {
    * A reset was asked for this address. The same single insert whether or not an account uses it (so the answer
    * takes the same time either way); the worker looks the account up, makes the token and sends the link.
    */
-  async passwordResetRequested(manager: EntityManager, email: string): Promise<void> {
+  async passwordResetRequested(manager: Sql, email: string): Promise<void> {
     await this.jobs.insertEmail(
       manager,
       { kind: 'password_reset', userId: null, recipient: email, payload: {} },
@@ -33,7 +33,7 @@ export class NotificationQueue {
 
   /** A notice to the address the account had before (always sent: it is how a hijack is noticed). */
   async emailChanged(
-    manager: EntityManager,
+    manager: Sql,
     user: { id: number; username: string },
     oldEmail: string,
     newEmail: string,
@@ -53,7 +53,7 @@ export class NotificationQueue {
 
   /** A notice that the password was changed (in the account, or by a reset link). */
   async passwordChanged(
-    manager: EntityManager,
+    manager: Sql,
     user: { id: number; username: string; email: string },
     how: 'changed' | 'reset',
   ): Promise<void> {
@@ -72,7 +72,7 @@ export class NotificationQueue {
 
   /** The submitter of a library (or a community photo) learns staff's decision, by email and push. */
   async decision(
-    manager: EntityManager,
+    manager: Sql,
     userId: number | null,
     kind: Extract<
       NotificationKind,
@@ -92,7 +92,7 @@ export class NotificationQueue {
   }
 
   /** New work for moderators (a submission, a staged edit, a report, a community photo). */
-  async moderationWork(manager: EntityManager, causedBy: number | null): Promise<void> {
+  async moderationWork(manager: Sql, causedBy: number | null): Promise<void> {
     if (this.config.apns === null) return;
     await this.jobs.insertStaffWork(
       manager,

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { INestApplicationContext } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock.js';
+import { Database, type Transaction } from '../../database/database.js';
 import type { Wheelchair } from '../../libraries/library.entity.js';
 import { UsageError, type CliCommand } from '../cli-command.js';
 import { LibraryBulkWriter, type BulkLibrary } from './library-bulk-writer.js';
@@ -202,7 +202,7 @@ export function samePlace(a: PlaceKey, b: PlaceKey): boolean {
  * index), as `index → nearby libraries`.
  */
 async function nearbyLibraries(
-  manager: EntityManager,
+  tx: Transaction,
   candidates: ImportedFields[],
 ): Promise<Map<number, PlaceKey[]>> {
   const positions = candidates
@@ -210,7 +210,7 @@ async function nearbyLibraries(
     .filter(({ candidate }) => !candidate.externalId);
   const nearby = new Map<number, PlaceKey[]>();
   if (!positions.length) return nearby;
-  const rows = await manager.query<(PlaceKey & { idx: number })[]>(
+  const rows = await tx.query<(PlaceKey & { idx: number })[]>(
     `SELECT c.idx, l.name, l.address, ST_Y(l.location::geometry) AS lat, ST_X(l.location::geometry) AS lng
        FROM unnest($1::int[], $2::float8[], $3::float8[]) AS c(idx, lng, lat)
        JOIN libraries l
@@ -249,7 +249,7 @@ export async function importGeojson(
     throw new Error(`${file} is not a GeoJSON FeatureCollection`);
   }
 
-  const dataSource = app.get(DataSource);
+  const database = app.get(Database);
   const createdAt = app.get(Clock).date();
   const writer = new LibraryBulkWriter();
   const skipped = new Map<SkipReason, number>();
@@ -269,18 +269,18 @@ export async function importGeojson(
         candidates.push(mapped.value);
       }
     }
-    imported += await dataSource.transaction(async (manager) => {
+    imported += await database.transaction(async (tx) => {
       // One import at a time, so two runs of the same file cannot both miss each other's external ids.
-      await manager.query("SELECT pg_advisory_xact_lock(hashtext('bookcase:import-geojson'))");
+      await tx.query("SELECT pg_advisory_xact_lock(hashtext('bookcase:import-geojson'))");
       const ids = candidates.map((c) => c.externalId).filter(Boolean);
       const present = ids.length
-        ? await manager.query<{ external_id: string }[]>(
+        ? await tx.query<{ external_id: string }[]>(
             "SELECT DISTINCT external_id FROM libraries WHERE external_id <> '' AND external_id = ANY($1::text[])",
             [ids],
           )
         : [];
       const existing = new Set(present.map((row) => row.external_id));
-      const nearby = await nearbyLibraries(manager, candidates);
+      const nearby = await nearbyLibraries(tx, candidates);
       const rows: BulkLibrary[] = [];
       for (const [index, candidate] of candidates.entries()) {
         if (candidate.externalId && existing.has(candidate.externalId))
@@ -301,7 +301,7 @@ export async function importGeojson(
             createdAt,
           });
       }
-      return rows.length ? writer.insert(manager, rows) : 0;
+      return rows.length ? writer.insert(tx, rows) : 0;
     });
   }
   return { imported, skipped };

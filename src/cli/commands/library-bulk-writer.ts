@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../../database/database.js';
 import { baseSlug, slugCandidate } from '../../libraries/slug.js';
 import type {
   LibraryStatus,
@@ -53,7 +53,7 @@ export class LibraryBulkWriter {
   /** The next suffix to try per base slug in this run. */
   private readonly nextAttempt = new Map<string, number>();
 
-  async insert(manager: EntityManager, libraries: BulkLibrary[]): Promise<number> {
+  async insert(tx: Transaction, libraries: BulkLibrary[]): Promise<number> {
     let pending: Pending[] = libraries.map((library) => {
       const base = baseSlug({ city: library.city, address: library.address, name: library.name });
       return { library, base, attempt: this.take(base) };
@@ -62,9 +62,9 @@ export class LibraryBulkWriter {
     for (let round = 0; pending.length > 0; round += 1) {
       if (round === MAX_ROUNDS)
         throw new Error('could not find free slugs (too many concurrent writers?)');
-      const taken = await this.insertRows(manager, pending);
+      const taken = await this.insertRows(tx, pending);
       inserted += pending.length - taken.length;
-      if (taken.length > 0) await this.reassign(manager, taken);
+      if (taken.length > 0) await this.reassign(tx, taken);
       pending = taken;
     }
     return inserted;
@@ -77,14 +77,14 @@ export class LibraryBulkWriter {
   }
 
   /** Gives every row whose slug was taken a candidate that is free right now (the insert re-checks it). */
-  private async reassign(manager: EntityManager, rows: Pending[]): Promise<void> {
+  private async reassign(tx: Transaction, rows: Pending[]): Promise<void> {
     const bases = [...new Set(rows.map((row) => row.base))];
     const probes = bases.flatMap((base) => {
       const from = this.nextAttempt.get(base) ?? 1;
       const needed = rows.filter((row) => row.base === base).length + PROBE_WINDOW;
       return Array.from({ length: needed }, (_, i) => slugCandidate(base, from + i));
     });
-    const existing = await manager.query<{ slug: string }[]>(
+    const existing = await tx.query<{ slug: string }[]>(
       'SELECT slug FROM libraries WHERE slug = ANY($1::text[])',
       [probes],
     );
@@ -97,10 +97,10 @@ export class LibraryBulkWriter {
   }
 
   /** Inserts the rows; returns those whose slug was already taken (nothing was written for them). */
-  private async insertRows(manager: EntityManager, rows: Pending[]): Promise<Pending[]> {
+  private async insertRows(tx: Transaction, rows: Pending[]): Promise<Pending[]> {
     const column = <T>(pick: (library: BulkLibrary) => T) => rows.map((row) => pick(row.library));
     const slugs = rows.map((row) => slugCandidate(row.base, row.attempt));
-    const result = await manager.query<{ slug: string }[]>(
+    const result = await tx.query<{ slug: string }[]>(
       `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, wheelchair_accessible,
                               capacity, is_indoor, is_lit, website, operator, brand, source, external_id, location,
                               status, submission_origin, photo_key, thumbnail_key, created_at, updated_at,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
+import type { Sql } from '../../database/database.js';
 
 /** A stored outcome of a create made with an `Idempotency-Key`. */
 export interface StoredIdempotentResult {
@@ -43,7 +44,7 @@ export class IdempotencyKeysRepository {
    * key gives way. A concurrent request with the same key makes this fail with a unique violation
    * (`isDuplicateKey`), after waiting for the other transaction to end.
    */
-  async insert(manager: EntityManager, record: IdempotentRecord, notBefore: Date): Promise<void> {
+  async insert(manager: Sql, record: IdempotentRecord, notBefore: Date): Promise<void> {
     await manager.query(
       'DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND created_at <= $3',
       [record.userId, record.key, notBefore],
