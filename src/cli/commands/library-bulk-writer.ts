@@ -32,6 +32,14 @@ export interface BulkLibrary {
   createdAt: Date;
 }
 
+/** A library near an imported point: what the import compares to tell the same bookcase. */
+export interface NearbyLibrary {
+  name: string;
+  address: string;
+  lat: number;
+  lng: number;
+}
+
 interface Pending {
   library: BulkLibrary;
   base: string;
@@ -47,7 +55,8 @@ const MAX_ROUNDS = 50;
  * Slugs are planned in memory for the whole run; a slug that turns out to be taken (existing rows, a concurrent
  * writer) makes its row a no-op under `ON CONFLICT (slug) DO NOTHING`, and only those rows are retried with free
  * candidates found by probing the unique index. Bulk rows never carry the map-database permission: it is written
- * as false/null explicitly, and created_by stays null.
+ * as false/null explicitly, and created_by stays null. The import's reads before it writes (its lock, the external
+ * ids already present, the libraries near a point) are here too: the bulk commands' SQL in one place.
  */
 export class LibraryBulkWriter {
   /** The next suffix to try per base slug in this run. */
@@ -68,6 +77,43 @@ export class LibraryBulkWriter {
       pending = taken;
     }
     return inserted;
+  }
+
+  /** One import at a time (until the transaction ends), so two runs cannot both miss each other's external ids. */
+  async lockImports(tx: Transaction): Promise<void> {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext('bookcase:import-geojson'))");
+  }
+
+  /** The external ids among `ids` that libraries already carry. */
+  async presentExternalIds(tx: Transaction, ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await tx.query<{ external_id: string }[]>(
+      "SELECT DISTINCT external_id FROM libraries WHERE external_id <> '' AND external_id = ANY($1::text[])",
+      [ids],
+    );
+    return new Set(rows.map((row) => row.external_id));
+  }
+
+  /**
+   * The libraries within `metres` of each point (one query, read through the location index), as
+   * `point index → nearby libraries`.
+   */
+  async librariesNear(
+    tx: Transaction,
+    points: { index: number; lat: number; lng: number }[],
+    metres: number,
+  ): Promise<Map<number, NearbyLibrary[]>> {
+    const nearby = new Map<number, NearbyLibrary[]>();
+    if (!points.length) return nearby;
+    const rows = await tx.query<(NearbyLibrary & { idx: number })[]>(
+      `SELECT c.idx, l.name, l.address, ST_Y(l.location::geometry) AS lat, ST_X(l.location::geometry) AS lng
+         FROM unnest($1::int[], $2::float8[], $3::float8[]) AS c(idx, lng, lat)
+         JOIN libraries l
+           ON ST_DWithin(l.location, ST_SetSRID(ST_MakePoint(c.lng, c.lat), 4326)::geography, $4)`,
+      [points.map((p) => p.index), points.map((p) => p.lng), points.map((p) => p.lat), metres],
+    );
+    for (const row of rows) nearby.set(row.idx, [...(nearby.get(row.idx) ?? []), row]);
+    return nearby;
   }
 
   private take(base: string): number {
