@@ -69,16 +69,19 @@ describe('dependency rules', () => {
 
   it('services get their transaction type from src/database, not from typeorm', () => {
     const offenders = files.filter(
-      (file) =>
-        file.name.endsWith('.service.ts') &&
-        !file.name.startsWith('src/map-contribution/') &&
-        file.imports.includes('typeorm'),
+      (file) => file.name.endsWith('.service.ts') && file.imports.includes('typeorm'),
     );
-    // Not converted yet: its data access changes in another issue today (libraries; map-contribution is exempt
-    // above until its split lands).
-    expect(offenders.map((file) => file.name).sort()).toEqual([
-      'src/libraries/libraries.service.ts',
-    ]);
+    // Every service is converted.
+    expect(offenders.map((file) => file.name).sort()).toEqual([]);
+  });
+
+  it('only src/database uses TypeORM (the pool, migrations and transactions): repositories run on Sql', () => {
+    const offenders = files.filter(
+      (file) =>
+        !file.name.startsWith('src/database/') &&
+        file.imports.some((target) => target === 'typeorm' || target.startsWith('@nestjs/typeorm')),
+    );
+    expect(offenders.map((file) => file.name).sort()).toEqual([]);
   });
 
   it('converted features reach the database only through src/database (no typeorm, no @nestjs/typeorm)', () => {
