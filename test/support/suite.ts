@@ -3,14 +3,13 @@
  * migrated template), the real app on it and the users it signs in as, started before the enclosing `describe`'s
  * tests and stopped after them (apps first, then the database, then the fakes, whatever failed on the way).
  *
- *   const { t, db, users } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' }, users: { staff: 'staff' } });
- *   const { staff } = users;
+ *   const { t, db, staff } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' }, users: { staff: 'staff' } });
  *   it('…', async () => { await request(t.http).get('/api/v1/…').set('Authorization', bearer(staff.access)); });
  *
- * `db`, `t`, `fakes` and each user are handles: they can be destructured at once and read (`t.http`, `db.url`,
- * `staff.access`) from hooks and tests, once the suite is up. `startApp` starts another app on the same database
- * (other settings, one per test …), stopped with the suite. With `app: false` the suite is a database (and fakes)
- * only, for suites that start their own apps or processes on it.
+ * `db`, `t`, `fakes` and each user (also in `users`) are handles: they can be destructured at once and read
+ * (`t.http`, `db.url`, `staff.access`) from hooks and tests, once the suite is up. `startApp` starts another app on
+ * the same database (other settings, one per test …), stopped with the suite (if the test did not stop it). With `app: false` the suite is a
+ * database (and fakes) only, for suites that start their own apps or processes on it.
  *
  * Suites that keep their own `db` / `t` variables can bind them once the suite is up:
  *
@@ -20,14 +19,19 @@ import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
 import { makeStaff, registerUser, type NewUserFields, type RegisteredUser } from './auth.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
-/** A started fake (loopback server, own Redis, …): anything with `close()` or `stop()`. */
-export type StartedFake = { close(): unknown } | { stop(): unknown };
+/** A started fake (loopback server, own Redis, …): anything with `close()`, `stop()` or `kill()`. */
+export type StartedFake = { close(): unknown } | { stop(): unknown } | { kill(): unknown };
 
 /** A user registered through the API once the app is up: `'user'`, `'staff'`, or own fields (and staff or not). */
 export type SuiteUser = 'user' | 'staff' | (NewUserFields & { staff?: boolean });
 
-/** What another app of the suite takes: the suite's options apply unless given here (the database is the suite's). */
-export type SuiteAppOptions = Omit<TestAppOptions, 'databaseUrl'>;
+/**
+ * What another app of the suite takes: the suite's options apply unless given here (the database is the suite's);
+ * `env` replaces the suite's environment, or derives from it when a function.
+ */
+export type SuiteAppOptions = Omit<TestAppOptions, 'databaseUrl' | 'env'> & {
+  env?: Record<string, string> | ((suiteEnv: Record<string, string>) => Record<string, string>);
+};
 
 export interface TestSuiteOptions<
   F extends Record<string, StartedFake>,
@@ -59,9 +63,13 @@ export interface TestSuite<
   readonly startApp: (options?: SuiteAppOptions) => Promise<TestApp>;
 }
 
+/** The suite's own fields, which a user cannot be named. */
+const RESERVED: string[] = ['db', 't', 'fakes', 'http', 'users', 'startApp'];
+
 async function stopFake(fake: StartedFake): Promise<void> {
   if ('close' in fake) await fake.close();
-  else await fake.stop();
+  else if ('stop' in fake) await fake.stop();
+  else await fake.kill();
 }
 
 /**
@@ -97,7 +105,7 @@ export function useTestSuite<
 >(
   options: TestSuiteOptions<F, U> = {},
   ready?: (suite: TestSuite<F, U>) => unknown,
-): TestSuite<F, U> {
+): TestSuite<F, U> & Record<U, RegisteredUser> {
   const { fakes: startFakes, env, users: wanted, app: withApp = true, ...appOptions } = options;
   const state: {
     db?: TestDatabase;
@@ -113,6 +121,8 @@ export function useTestSuite<
     return value;
   };
   const userNames = Object.keys(wanted ?? {}) as U[];
+  const taken = userNames.filter((name) => RESERVED.includes(name));
+  if (taken.length) throw new Error(`user names taken by the suite itself: ${taken.join(', ')}`);
   const users = Object.fromEntries(
     userNames.map((name) => [
       name,
@@ -121,15 +131,22 @@ export function useTestSuite<
   ) as Record<U, RegisteredUser>;
   const db = lateBound(() => started(state.db, 'database'));
   const t = lateBound(() => started(state.t, 'app'));
-  const fakes = lateBound(() => started(state.fakes, 'fakes'));
+  // Each fake is a handle of its own, so `const { fakes: { redis } } = useTestSuite(…)` works at once.
+  const fakes = new Proxy({} as F, {
+    get: (_target, key) => lateBound(() => started(state.fakes, 'fakes')[key as keyof F]),
+  });
 
-  const startApp = async (more: SuiteAppOptions = {}): Promise<TestApp> => {
+  const startApp = async ({ env: ownEnv, ...more }: SuiteAppOptions = {}): Promise<TestApp> => {
     const app = await createTestApp({
       ...appOptions,
-      env: state.env,
       ...more,
+      env: typeof ownEnv === 'function' ? ownEnv(state.env ?? {}) : (ownEnv ?? state.env),
       databaseUrl: started(state.db, 'database').url,
     });
+    // A test may close an app itself (a restart, a shutdown); the suite's close is then a no-op.
+    const close = app.close.bind(app);
+    let closing: Promise<void> | undefined;
+    app.close = () => (closing ??= close());
     apps.push(app);
     return app;
   };
@@ -177,5 +194,5 @@ export function useTestSuite<
     if (problems.length) throw problems[0];
   });
 
-  return suite;
+  return Object.assign(suite, users);
 }
