@@ -10,8 +10,11 @@ import { useTestSuite } from '../support/suite.js';
 
 export const CLI = 'dist/src/cli/main.js';
 
-/** `name` names the data folder; with `media` the CLI keeps media in `<data folder>/media`. */
-export function useCliSuite(name: string, options: { media?: boolean } = {}) {
+/**
+ * `name` names the data folder; with `media` the CLI keeps media in `<data folder>/media`; with `dataDir: false` the
+ * CLI is given no data folder at all.
+ */
+export function useCliSuite(name: string, options: { media?: boolean; dataDir?: boolean } = {}) {
   const { db, startApp } = useTestSuite({ app: false });
   const state = { dir: '', env: {} as NodeJS.ProcessEnv };
 
@@ -20,7 +23,7 @@ export function useCliSuite(name: string, options: { media?: boolean } = {}) {
     state.env = cleanEnv({
       DATABASE_URL: db.url,
       JWT_SECRET: 'c'.repeat(40),
-      DATA_DIR: state.dir,
+      ...(options.dataDir === false ? {} : { DATA_DIR: state.dir }),
       ...(options.media ? { MEDIA_ROOT: join(state.dir, 'media') } : {}),
     });
   });
@@ -36,7 +39,7 @@ export function useCliSuite(name: string, options: { media?: boolean } = {}) {
     get dir() {
       return state.dir;
     },
-    /** Runs the built CLI with these arguments in the suite's environment. */
-    run: (args: string[]) => runNode(CLI, args, state.env),
+    /** Runs the built CLI with these arguments in the suite's environment (`input` on its standard input). */
+    run: (args: string[], input?: string) => runNode(CLI, args, state.env, undefined, input),
   };
 }
