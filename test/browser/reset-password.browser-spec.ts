@@ -19,7 +19,7 @@ import {
   type Viewport,
   useBrowser,
 } from '../support/browser.js';
-import { FakeSmtpServer, resetTokenOf } from '../support/fake-smtp.js';
+import { startFakeSmtp, resetTokenOf } from '../support/fake-smtp.js';
 import { useTestSuite } from '../support/suite.js';
 
 const NEW_PASSWORD = 'Juniper-Lighthouse-2604';
@@ -32,11 +32,7 @@ describeWithBrowser('password reset page in a browser', () => {
     t,
     fakes: { smtp },
   } = useTestSuite({
-    fakes: async () => {
-      const smtp = new FakeSmtpServer();
-      await smtp.start();
-      return { smtp };
-    },
+    fakes: async () => ({ smtp: await startFakeSmtp() }),
     env: ({ smtp }) => ({ RATE_LIMIT_ENABLED: 'false', SMTP_URL: smtp.url }),
   });
   let baseUrl: string;

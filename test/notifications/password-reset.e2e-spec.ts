@@ -11,7 +11,7 @@ import request from 'supertest';
 import { NotificationsWorker } from '../../src/notifications/notifications.worker.js';
 import { bearer, loginUser, registerUser, TEST_PASSWORD } from '../support/auth.js';
 import { withClient } from '../support/database.js';
-import { FakeSmtpServer, resetTokenOf } from '../support/fake-smtp.js';
+import { startFakeSmtp, resetTokenOf } from '../support/fake-smtp.js';
 import { useTestSuite } from '../support/suite.js';
 
 const REQUESTED = {
@@ -35,11 +35,7 @@ describe('password reset and account notices by email', () => {
     t,
     fakes: { smtp },
   } = useTestSuite({
-    fakes: async () => {
-      const smtp = new FakeSmtpServer();
-      await smtp.start();
-      return { smtp };
-    },
+    fakes: async () => ({ smtp: await startFakeSmtp() }),
     env: ({ smtp }) => ({
       RATE_LIMIT_ENABLED: 'false',
       SMTP_URL: smtp.url,
