@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { bearer, TEST_PASSWORD } from '../support/auth.js';
-import { type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
 import { withClient } from '../support/database.js';
 import { startFakeJwks } from '../support/fake-jwks.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import sharp from 'sharp';
-import { type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { withClient } from '../support/database.js';
 import { useCliSuite } from './cli-support.js';
 

@@ -6,7 +6,7 @@
  * write_started is older than 10 minutes (by the injected clock), not before.
  */
 import { registerUser } from '../support/auth.js';
-import { type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import {
   DEG_PER_M,
   adminGet,

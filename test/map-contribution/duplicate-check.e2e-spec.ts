@@ -5,22 +5,12 @@
  * the confirm (duplicate-check-failures.e2e-spec.ts); a check older than MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS
  * (here 600) is stale (there too).
  */
-import type { RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
 import { adminGet, codes, contributionRow, eventRows, sql } from './helpers.js';
 import { duplicateCheckSuite } from './duplicate-check-support.js';
 
 describe('map contribution duplicate check', () => {
   const { suite, library, near, check } = duplicateCheckSuite();
-  const { fake } = suite;
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-
-  beforeAll(() => {
-    ({ db, t, staff } = suite);
-  });
+  const { fake, db, t, staff } = suite;
 
   type Snapshot = { type: string; id: number; distance_m: number; tags: object; signals: string[] };
   const expectSnapshot = (actual: Snapshot[], expected: Snapshot[]) => {

@@ -5,7 +5,7 @@
  * (persisted: a restarted app stays disabled) until the token changes.
  */
 import { loginUser } from '../support/auth.js';
-import { type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import {
   ALL_GATES,
   MAP_TOKEN,

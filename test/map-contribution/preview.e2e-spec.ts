@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { bearer } from '../support/auth.js';
-import { type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import {
   CREATED_BY,
   PLAN_URL,
