@@ -4,9 +4,8 @@
  */
 import request from 'supertest';
 import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { countRows, expectOnlyErrorsAt, getAs, setLibraryStatus } from '../support/community.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import {
   insertLibraries,
   insertLibrary,
@@ -365,22 +364,15 @@ describe('favourites', () => {
 });
 
 describe('favourites rate limit (write tier, one counter for POST and DELETE)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
   let user: RegisteredUser;
   let library: InsertedLibrary;
 
+  // Default write tier (10 per 300 s); registration is raised only so the fixtures can sign up.
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_REGISTER: '100' } });
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    // Default write tier (10 per 300 s); registration is raised only so the fixtures can sign up.
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_REGISTER: '100' } });
     user = await registerUser(t.http);
     library = await insertLibrary(db.url);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('6 POSTs and 4 DELETEs use up the window; the 11th of either is 429 with retry_after', async () => {
