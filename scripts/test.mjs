@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { serverWithPostgis } from './postgis-server.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 /**
@@ -43,25 +43,6 @@ function check(name, command, args) {
   }
 }
 
-async function postgisServerAvailable() {
-  const client = new pg.Client({
-    connectionString:
-      process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    connectionTimeoutMillis: 3000,
-  });
-  try {
-    await client.connect();
-    const { rows } = await client.query(
-      "SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'",
-    );
-    return rows.length === 1;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 const jestNodeVersion = spawnSync(jestNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
 process.stdout.write(`npm test on Node ${process.version}; Jest on Node ${jestNodeVersion}\n`);
 
@@ -74,7 +55,9 @@ if (!step('build', 'npx', ['nest', 'build'])) {
 }
 
 const report = join(mkdtempSync(join(tmpdir(), 'bookcase-jest-')), 'report.json');
-const serial = !(await postgisServerAvailable());
+const serial = !(await serverWithPostgis(
+  process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+));
 if (serial)
   process.stdout.write(
     '\nNo PostgreSQL+PostGIS server: e2e runs serially on the embedded database.\n',

@@ -4,11 +4,8 @@
  * decision and the map-contribution events, and the duplicate check shown disabled without MAPDB_QUERY_URL.
  */
 import request from 'supertest';
-import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
 import { call } from '../support/community.js';
 import { takeEveryDecision } from '../support/decisions.js';
-import type { TestDatabase } from '../support/database.js';
 import { createLibrary, insertLibrary, jpeg, libraryRow } from '../support/libraries.js';
 import { signInConsole, type ConsoleAgent } from '../support/console.js';
 import { AUDIT_KINDS } from '../../src/moderation-audit/dto/moderation-audit.dto.js';
@@ -16,19 +13,15 @@ import { StaffService } from '../../src/users/staff.service.js';
 import { useTestSuite } from '../support/suite.js';
 
 describe('staff console: edit, audit history, duplicate check availability', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let alice: RegisteredUser;
   let agent: ConsoleAgent;
   let csrf: string;
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t, staff, alice } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { staff: 'staff', alice: 'user' },
+  });
 
   beforeAll(async () => {
-    staff = await registerUser(t.http);
-    await makeStaff(db.url, staff.id);
-    alice = await registerUser(t.http);
     ({ agent, csrf } = await signInConsole(t.http, staff));
   });
 

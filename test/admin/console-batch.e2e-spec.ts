@@ -2,8 +2,6 @@
  * The console's batch write: eligible libraries ticked on the contributions list, a confirmation page with every
  * node's tags, and the confirmed POST reaching the same batch confirm as the JSON API (one changeset per city).
  */
-import type { RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
 import { signInConsole, type ConsoleAgent } from '../support/console.js';
 import {
   DEG_PER_M,
@@ -15,18 +13,13 @@ import {
 } from '../map-contribution/helpers.js';
 
 describe('staff console batch write', () => {
-  const suite = mapSuite();
-  const { fake } = suite;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let owner: RegisteredUser;
+  const { fake, t, staff, owner } = mapSuite();
   let agent: ConsoleAgent;
   let csrf: string;
   let a: SubmittedLibrary;
   let b: SubmittedLibrary;
 
   beforeAll(async () => {
-    ({ t, staff, owner } = suite);
     const base = nextPosition();
     const eligible = async (address: string, offsetM: number) => {
       const lib = await submitLibrary(t.http, owner, staff, {

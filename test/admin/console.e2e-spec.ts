@@ -6,9 +6,9 @@
  */
 import request from 'supertest';
 import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, itWithDatabaseServer, type TestApp } from '../support/app.js';
+import { createTestApp, itWithDatabaseServer } from '../support/app.js';
 import { insertCommunityPhoto, insertReport } from '../support/community.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { withClient } from '../support/database.js';
 import { insertLibrary } from '../support/libraries.js';
 import { csrfOf, postSignInForm, signInConsole } from '../support/console.js';
 import { useTestSuite } from '../support/suite.js';
@@ -26,12 +26,10 @@ async function scalar<T>(databaseUrl: string, sql: string, params: unknown[] = [
 }
 
 describe('staff console', () => {
-  let db: TestDatabase;
-  let t: TestApp;
   let staff: RegisteredUser;
   let reader: RegisteredUser;
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
 
   beforeAll(async () => {
     staff = await registerUser(t.http);
@@ -507,11 +505,9 @@ describe('staff console', () => {
 });
 
 describe('staff console sign-in rate limit', () => {
-  let db: TestDatabase;
-  let t: TestApp;
   let staff: RegisteredUser;
 
-  useTestSuite({ env: { RATE_LIMIT_LOGIN: '2' } }, (s) => ({ db, t } = s));
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_LOGIN: '2' } });
 
   beforeAll(async () => {
     staff = await registerUser(t.http);

@@ -1,18 +1,15 @@
 import request from 'supertest';
 import { bearer, loginUser, registerUser, TEST_PASSWORD } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { withClient } from '../support/database.js';
 import { errorBody as error, INVALID_REFRESH, UNAUTHORIZED } from '../support/errors.js';
 import { useTestSuite } from '../support/suite.js';
 
 describe('account changes: email, password, deletion', () => {
-  let db: TestDatabase;
-  let t: TestApp;
   const api = (path: string) => `/api/v1/auth/${path}`;
   const count = async (sql: string, params: unknown[]) =>
     withClient(db.url, async (client) => Number((await client.query(sql, params)).rows[0].count));
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
 
   describe('PATCH /auth/me/email', () => {
     it('200 with the User object; the email is stored trimmed and lower-cased', async () => {

@@ -6,10 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { bearer, TEST_PASSWORD } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
-import { startFakeJwks, type FakeJwks } from '../support/fake-jwks.js';
+import { withClient } from '../support/database.js';
+import { startFakeJwks } from '../support/fake-jwks.js';
+import { useTestSuite } from '../support/suite.js';
 
 const CURRENT = '2026-06';
 const GOOGLE_AUD = 'ios-client.apps.googleusercontent.com';
@@ -27,11 +28,24 @@ const unique = (prefix: string) =>
   `${prefix}_${process.pid}_${(seq += 1)}_${randomBytes(2).toString('hex')}`;
 
 describe('contributor agreement', () => {
-  let db: TestDatabase;
-  let optional: TestApp;
-  let required: TestApp;
-  let google: FakeJwks;
   const clock = new FakeClock();
+  /** The suite's app: the agreement optional. */
+  const {
+    db,
+    t: optional,
+    fakes: { google },
+    startApp,
+  } = useTestSuite({
+    fakes: async () => ({ google: await startFakeJwks(() => clock.now()) }),
+    clock,
+    env: ({ google }) => ({
+      RATE_LIMIT_ENABLED: 'false',
+      GOOGLE_CLIENT_IDS: GOOGLE_AUD,
+      GOOGLE_JWKS_URL: google.url,
+      CONTRIBUTOR_AGREEMENT_VERSION: CURRENT,
+    }),
+  });
+  let required: TestApp;
 
   const newAccount = () => {
     const username = unique('reader');
@@ -71,27 +85,9 @@ describe('contributor agreement', () => {
     );
 
   beforeAll(async () => {
-    google = await startFakeJwks(() => clock.now());
-    db = await createTestDatabase();
-    const env = {
-      RATE_LIMIT_ENABLED: 'false',
-      GOOGLE_CLIENT_IDS: GOOGLE_AUD,
-      GOOGLE_JWKS_URL: google.url,
-      CONTRIBUTOR_AGREEMENT_VERSION: CURRENT,
-    };
-    optional = await createTestApp({ databaseUrl: db.url, clock, env });
-    required = await createTestApp({
-      databaseUrl: db.url,
-      clock,
-      env: { ...env, CONTRIBUTOR_AGREEMENT_REQUIRED: 'true' },
+    required = await startApp({
+      env: (env) => ({ ...env, CONTRIBUTOR_AGREEMENT_REQUIRED: 'true' }),
     });
-  });
-
-  afterAll(async () => {
-    await optional?.close();
-    await required?.close();
-    await db?.drop();
-    await google?.close();
   });
 
   describe('optional (the default)', () => {

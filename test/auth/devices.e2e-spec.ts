@@ -1,6 +1,5 @@
 import request from 'supertest';
-import { bearer, loginUser, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
+import { bearer, loginUser, registerUser } from '../support/auth.js';
 import { NOT_FOUND, UNAUTHORIZED } from '../support/errors.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -13,7 +12,6 @@ let seq = 0;
 const deviceToken = () => `apns-${process.pid}-${(seq += 1)}-${'a1'.repeat(28)}`;
 
 describe('push device tokens (decisions §3)', () => {
-  let t: TestApp;
   const devices = '/api/v1/auth/devices';
   const register = (user: { access: string }, token: string, environment = 'production') =>
     request(t.http)
@@ -25,14 +23,9 @@ describe('push device tokens (decisions §3)', () => {
       .delete(`${devices}/${encodeURIComponent(token)}`)
       .set('Authorization', bearer(user.access));
 
-  let alice: RegisteredUser;
-  let bob: RegisteredUser;
-
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ t } = s));
-
-  beforeAll(async () => {
-    alice = await registerUser(t.http);
-    bob = await registerUser(t.http);
+  const { t, alice, bob } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { alice: 'user', bob: 'user' },
   });
 
   it('POST 201 {token, environment, is_active} for a new token', async () => {

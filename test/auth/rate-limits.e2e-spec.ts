@@ -1,30 +1,18 @@
 import request from 'supertest';
 import { bearer, TEST_PASSWORD } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useTestSuite } from '../support/suite.js';
 
 function tooMany(message: string) {
   return { message, details: { retry_after: expect.any(Number) } };
 }
 
 describe('auth rate limits (spec Limits, decisions §2): the spec tiers, per endpoint and client IP', () => {
-  let db: TestDatabase;
-  let t: TestApp;
   const api = (path: string) => `/api/v1/auth/${path}`;
   const tokens: { access: string; refresh: string }[] = [];
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    // Spec defaults for the auth tiers; read/write lowered so their tier is visible in a few requests.
-    t = await createTestApp({
-      databaseUrl: db.url,
-      env: { RATE_LIMIT_READ: '3', RATE_LIMIT_WRITE: '2' },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
+  // Spec defaults for the auth tiers; read/write lowered so their tier is visible in a few requests.
+  const { t } = useTestSuite({
+    env: { RATE_LIMIT_READ: '3', RATE_LIMIT_WRITE: '2' },
   });
 
   it('POST /auth/register: 5 per window, then 429 Too many registration attempts. Please try again later.', async () => {

@@ -6,12 +6,13 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { Redis } from 'ioredis';
-import { createTestApp, describeWithRedis, type TestApp } from '../support/app.js';
+import { describeWithRedis } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
-import { startFakeJwks, type FakeJwks } from '../support/fake-jwks.js';
+import { withClient } from '../support/database.js';
+import { startFakeJwks } from '../support/fake-jwks.js';
 import { RedisBreaker } from '../../src/common/redis/redis-breaker.js';
 import { OwnRedisServer } from '../support/redis-server.js';
+import { useTestSuite } from '../support/suite.js';
 
 const INVALID_TOKEN = { message: 'Invalid identity token.', details: null };
 const GOOGLE_AUD = 'ios-client.apps.googleusercontent.com';
@@ -20,35 +21,25 @@ const PREFIX = 'replay-outage:';
 let seq = 0;
 
 describeWithRedis('identity-token replay guard through a Redis outage (issue 14)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let google: FakeJwks;
-  let redis: OwnRedisServer;
   const clock = new FakeClock();
-
-  beforeAll(async () => {
-    google = await startFakeJwks(() => clock.now());
-    redis = await OwnRedisServer.start();
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
-      clock,
-      env: {
-        RATE_LIMIT_ENABLED: 'false',
-        REDIS_URL: redis.url,
-        REDIS_KEY_PREFIX: PREFIX,
-        REDIS_RETRY_AFTER_MS: '100',
-        GOOGLE_CLIENT_IDS: GOOGLE_AUD,
-        GOOGLE_JWKS_URL: google.url,
-      },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-    await redis?.kill();
-    await google?.close();
+  const {
+    db,
+    t,
+    fakes: { google, redis },
+  } = useTestSuite({
+    fakes: async () => ({
+      google: await startFakeJwks(() => clock.now()),
+      redis: await OwnRedisServer.start(),
+    }),
+    clock,
+    env: ({ google, redis }) => ({
+      RATE_LIMIT_ENABLED: 'false',
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: PREFIX,
+      REDIS_RETRY_AFTER_MS: '100',
+      GOOGLE_CLIENT_IDS: GOOGLE_AUD,
+      GOOGLE_JWKS_URL: google.url,
+    }),
   });
 
   const jti = (n: number) => `jti-${process.pid}-${n}`;

@@ -2,7 +2,7 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { bearer, registerUser, TEST_PASSWORD } from '../support/auth.js';
 import { TEST_JWT_SECRET, type TestApp, itWithDatabaseServer } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { withClient } from '../support/database.js';
 import { INVALID_CREDENTIALS, INVALID_REFRESH, UNAUTHORIZED } from '../support/errors.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -22,11 +22,9 @@ function fresh(prefix = 'user'): { username: string; email: string; password: st
 }
 
 describe('register, login, refresh, me', () => {
-  let db: TestDatabase;
-  let t: TestApp;
   const api = (path: string) => `/api/v1/auth/${path}`;
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
 
   describe('POST /auth/register', () => {
     it('answers 201 with exactly {access, refresh}, private and uncached', async () => {

@@ -3,60 +3,40 @@
  * history and the audit page (every decision, filterable), a rejected photo leaving public view, at phone and
  * desktop widths.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
-import { makeStaff, registerUser, TEST_PASSWORD, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { TEST_PASSWORD } from '../support/auth.js';
 import {
   checkPage,
   clickAndLoad,
   DESKTOP,
   describeWithBrowser,
   flashText,
-  launchBrowser,
-  openPage,
   PHONE,
   serve,
   signIn,
   visit,
   type Viewport,
+  useBrowser,
 } from '../support/browser.js';
 import { call, getAs, insertReport, postPhoto } from '../support/community.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createLibrary } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 describeWithBrowser('staff console in a browser: edit and audit trail', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  const browser = useBrowser();
+  const { db, t, staff, owner } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { staff: 'staff', owner: 'user' },
+  });
   let baseUrl: string;
-  let browser: Browser;
-  let staff: RegisteredUser;
-  let owner: RegisteredUser;
-  const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     baseUrl = await serve(t);
-    staff = await registerUser(t.http);
-    await makeStaff(db.url, staff.id);
-    owner = await registerUser(t.http);
-    browser = await launchBrowser();
-  });
-
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await db?.drop();
   });
 
   async function staffPage(viewport: Viewport = DESKTOP): Promise<Page> {
-    const { context, page } = await openPage(browser, baseUrl, viewport);
-    contexts.push(context);
+    const page = await browser.newPage(baseUrl, viewport);
     await signIn(page, staff.username, TEST_PASSWORD);
     return page;
   }

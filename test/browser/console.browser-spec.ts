@@ -3,73 +3,47 @@
  * a real PostgreSQL database: sign-in, every moderation task, the map-contribution workflow against the loopback fake
  * map server, refusals (non-staff, signed out, missing CSRF token), and every page at 375 px and 1280 px wide.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
-import { registerUser, TEST_PASSWORD, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, itWithDatabaseServer, type TestApp } from '../support/app.js';
+import { registerUser, TEST_PASSWORD } from '../support/auth.js';
+import { itWithDatabaseServer } from '../support/app.js';
 import {
   checkPage,
   clickAndLoad,
   DESKTOP,
   describeWithBrowser,
   flashText,
-  launchBrowser,
-  openPage,
   PHONE,
   serve,
   signIn,
   statusLogged,
   visit,
   type Viewport,
+  useBrowser,
 } from '../support/browser.js';
 import { getAs, insertReport, postPhoto } from '../support/community.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
-import { FakeMapServer } from '../support/fake-map-server.js';
+import { withClient } from '../support/database.js';
 import { createLibrary, multipart } from '../support/libraries.js';
 import {
   adminPost,
   checkPasses,
-  MAP_TOKEN,
   moderate,
-  registerStaff,
   submitLibrary,
   writeEnv,
+  mapSuite,
 } from '../map-contribution/helpers.js';
 
 const CSRF_REFUSAL =
   'This form has expired or did not come from this console. Reload the page and try again.';
 
 describeWithBrowser('staff console in a browser', () => {
-  const fake = new FakeMapServer({ token: MAP_TOKEN });
-  let db: TestDatabase;
-  let t: TestApp;
+  // The browser first (it closes first): its keep-alive connections would hold the app's server open.
+  const browser = useBrowser();
+  const { fake, db, t, staff, owner, startApp } = mapSuite();
   let baseUrl: string;
-  let browser: Browser;
-  let staff: RegisteredUser;
-  let owner: RegisteredUser;
-  const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    await fake.start();
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: writeEnv(fake) });
     baseUrl = await serve(t);
-    staff = await registerStaff(t.http, db.url);
-    owner = await registerUser(t.http);
-    browser = await launchBrowser();
-  });
-
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
-  });
-
-  afterAll(async () => {
-    // The browser first: its keep-alive connections would hold the app's server open.
-    await browser?.close();
-    fake.release();
-    await t?.close();
-    await db?.drop();
-    await fake.stop();
   });
 
   /** A page of a fresh browser context (closed after the test), signed in as staff unless told otherwise. */
@@ -78,8 +52,7 @@ describeWithBrowser('staff console in a browser', () => {
     signedIn = true,
     base = baseUrl,
   ): Promise<Page> {
-    const { context, page } = await openPage(browser, base, viewport);
-    contexts.push(context);
+    const page = await browser.newPage(base, viewport);
     if (signedIn) {
       await signIn(page, staff.username, TEST_PASSWORD);
       expect(new URL(page.url()).pathname).toBe('/admin');
@@ -448,10 +421,7 @@ describeWithBrowser('staff console in a browser', () => {
       'with writes disabled, the confirmation page shows why and its button is disabled',
       async () => {
         const lib = await eligibleLibrary('Kill Switch Shelf');
-        const off = await createTestApp({
-          databaseUrl: db.url,
-          env: writeEnv(fake, { MAPDB_WRITE_ENABLED: 'false' }),
-        });
+        const off = await startApp({ env: writeEnv(fake, { MAPDB_WRITE_ENABLED: 'false' }) });
         try {
           const offUrl = await serve(off);
           const createsBefore = nodeCreates().length;

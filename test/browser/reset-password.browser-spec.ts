@@ -3,67 +3,46 @@
  * SMTP server), a weak password refused on the page, the new password set, and a used link explained. Checked at
  * 375 px and 1280 px like the console (no CSP violation, no console error, labelled controls, no overflow).
  */
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import request from 'supertest';
 import { NotificationsWorker } from '../../src/notifications/notifications.worker.js';
 import { loginUser, registerUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
 import {
   checkPage,
   clickAndLoad,
   DESKTOP,
   describeWithBrowser,
-  launchBrowser,
-  openPage,
   PHONE,
   serve,
   statusLogged,
   visit,
   type Viewport,
+  useBrowser,
 } from '../support/browser.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { FakeSmtpServer, resetTokenOf } from '../support/fake-smtp.js';
+import { startFakeSmtp, resetTokenOf } from '../support/fake-smtp.js';
+import { useTestSuite } from '../support/suite.js';
 
 const NEW_PASSWORD = 'Juniper-Lighthouse-2604';
 
 const textOf = async (locator: Locator) => ((await locator.textContent()) ?? '').trim();
 
 describeWithBrowser('password reset page in a browser', () => {
-  let db: TestDatabase;
-  let smtp: FakeSmtpServer;
-  let t: TestApp;
+  const browser = useBrowser();
+  const {
+    t,
+    fakes: { smtp },
+  } = useTestSuite({
+    fakes: async () => ({ smtp: await startFakeSmtp() }),
+    env: ({ smtp }) => ({ RATE_LIMIT_ENABLED: 'false', SMTP_URL: smtp.url }),
+  });
   let baseUrl: string;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    smtp = new FakeSmtpServer();
-    await smtp.start();
-    t = await createTestApp({
-      databaseUrl: db.url,
-      env: { RATE_LIMIT_ENABLED: 'false', SMTP_URL: smtp.url },
-    });
     baseUrl = await serve(t);
-    browser = await launchBrowser();
   });
 
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    await smtp?.stop();
-    await db?.drop();
-  });
-
-  async function newPage(viewport: Viewport = DESKTOP): Promise<Page> {
-    const { context, page } = await openPage(browser, baseUrl, viewport);
-    contexts.push(context);
-    return page;
-  }
+  const newPage = (viewport: Viewport = DESKTOP): Promise<Page> =>
+    browser.newPage(baseUrl, viewport);
 
   /** A new account and the path of the link its reset mail holds. */
   async function resetLink(): Promise<{ username: string; path: string }> {

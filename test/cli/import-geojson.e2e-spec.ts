@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
-import { cleanEnv, runNode } from '../support/processes.js';
-
-const CLI = 'dist/src/cli/main.js';
+import { withClient } from '../support/database.js';
+import { useCliSuite } from './cli-support.js';
 
 const point = (lng: number, lat: number) => ({ type: 'Point', coordinates: [lng, lat] });
 
@@ -108,12 +105,11 @@ const EXPORT = {
 };
 
 describe('import-geojson (npm run cli -- import-geojson FILE [--source S])', () => {
-  let db: TestDatabase;
-  let dir: string;
-  let env: NodeJS.ProcessEnv;
+  const cli = useCliSuite('import');
+  const { db } = cli;
 
   const writeJson = (name: string, value: unknown) => {
-    const file = join(dir, name);
+    const file = join(cli.dir, name);
     writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
     return file;
   };
@@ -131,20 +127,9 @@ describe('import-geojson (npm run cli -- import-geojson FILE [--source S])', () 
       return found;
     });
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    dir = mkdtempSync(join(tmpdir(), 'bookcase-import-'));
-    env = cleanEnv({ DATABASE_URL: db.url, JWT_SECRET: 'c'.repeat(40), DATA_DIR: dir });
-  });
-
-  afterAll(async () => {
-    await db?.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('imports Point features with provenance import, the permission always false, and counts what it skips', async () => {
     const file = writeJson('export.geojson', EXPORT);
-    const result = await runNode(CLI, ['import-geojson', file, '--source', 'osm-2026-06'], env);
+    const result = await cli.run(['import-geojson', file, '--source', 'osm-2026-06']);
 
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -215,7 +200,7 @@ describe('import-geojson (npm run cli -- import-geojson FILE [--source S])', () 
 
   it('imports nothing the second time: every external_id is already present', async () => {
     const file = writeJson('export.geojson', EXPORT);
-    const result = await runNode(CLI, ['import-geojson', file, '--source', 'osm-2026-06'], env);
+    const result = await cli.run(['import-geojson', file, '--source', 'osm-2026-06']);
 
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe(
@@ -244,10 +229,10 @@ describe('import-geojson (npm run cli -- import-geojson FILE [--source S])', () 
       features: [feature('n/3')],
     });
 
-    expect((await runNode(CLI, ['import-geojson', first], env)).stdout.trim()).toBe(
+    expect((await cli.run(['import-geojson', first])).stdout.trim()).toBe(
       'Added 2, skipped as duplicate 0, invalid 0',
     );
-    expect((await runNode(CLI, ['import-geojson', second], env)).stdout.trim()).toBe(
+    expect((await cli.run(['import-geojson', second])).stdout.trim()).toBe(
       'Added 1, skipped as duplicate 0, invalid 0',
     );
 
@@ -285,11 +270,11 @@ describe('import-geojson (npm run cli -- import-geojson FILE [--source S])', () 
       shelf(4.91, 52.38, { name: '' }),
     ];
     const file = writeJson('idless.geojson', { type: 'FeatureCollection', features });
-    const first = await runNode(CLI, ['import-geojson', file], env);
+    const first = await cli.run(['import-geojson', file]);
     expect(first.stdout.trim()).toBe(
       'Added 4, skipped as duplicate 1 (1 duplicate name and position), invalid 0',
     );
-    const second = await runNode(CLI, ['import-geojson', file], env);
+    const second = await cli.run(['import-geojson', file]);
     expect([second.code, second.stdout.trim()]).toEqual([
       0,
       'Added 0, skipped as duplicate 5 (5 duplicate name and position), invalid 0',
@@ -303,7 +288,7 @@ describe('import-geojson (npm run cli -- import-geojson FILE [--source S])', () 
     ['a JSON array', []],
   ])('refuses %s with exit code 1', async (_label, content) => {
     const before = (await rows()).length;
-    const result = await runNode(CLI, ['import-geojson', writeJson('wrong.json', content)], env);
+    const result = await cli.run(['import-geojson', writeJson('wrong.json', content)]);
 
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
@@ -313,19 +298,18 @@ describe('import-geojson (npm run cli -- import-geojson FILE [--source S])', () 
   });
 
   it('explains a file that is not JSON, a missing file and a missing argument', async () => {
-    const garbage = await runNode(
-      CLI,
-      ['import-geojson', writeJson('garbage.geojson', '{"type": "Feature')],
-      env,
-    );
+    const garbage = await cli.run([
+      'import-geojson',
+      writeJson('garbage.geojson', '{"type": "Feature'),
+    ]);
     expect(garbage.code).toBe(1);
     expect(garbage.stderr).toMatch(/garbage\.geojson is not valid JSON/);
 
-    const missing = await runNode(CLI, ['import-geojson', join(dir, 'nope.geojson')], env);
+    const missing = await cli.run(['import-geojson', join(cli.dir, 'nope.geojson')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/cannot read .*nope\.geojson \(ENOENT\)/);
 
-    const usage = await runNode(CLI, ['import-geojson'], env);
+    const usage = await cli.run(['import-geojson']);
     expect(usage.code).toBe(64);
     expect(usage.stderr).toMatch(/import-geojson FILE/);
   });

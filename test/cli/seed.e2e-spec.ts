@@ -1,48 +1,29 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import sharp from 'sharp';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
-import { cleanEnv, runNode } from '../support/processes.js';
+import type { TestApp } from '../support/app.js';
+import { withClient } from '../support/database.js';
+import { useCliSuite } from './cli-support.js';
 
-const CLI = 'dist/src/cli/main.js';
 const DAY = 24 * 3600 * 1000;
 
 describe('seed (npm run cli -- seed --libraries N)', () => {
-  let db: TestDatabase;
-  let dir: string;
-  let env: NodeJS.ProcessEnv;
+  const cli = useCliSuite('seed', { media: true });
+  const { db } = cli;
 
   const query = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
     withClient(db.url, async (client) => (await client.query(text, params)).rows as T[]);
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    dir = mkdtempSync(join(tmpdir(), 'bookcase-seed-'));
-    env = cleanEnv({
-      DATABASE_URL: db.url,
-      JWT_SECRET: 'c'.repeat(40),
-      DATA_DIR: dir,
-      MEDIA_ROOT: join(dir, 'media'),
-    });
-  });
-
-  afterAll(async () => {
-    await db?.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   describe('2,000 libraries', () => {
     let app: TestApp;
 
     beforeAll(async () => {
-      const result = await runNode(CLI, ['seed', '--libraries', '2000'], env);
+      const result = await cli.run(['seed', '--libraries', '2000']);
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(result.stdout.trim()).toMatch(/^Seeded 2000 libraries in \d+\.\d s$/);
-      app = await createTestApp({ databaseUrl: db.url });
+      app = await cli.startApp();
     });
 
     afterAll(async () => {
@@ -144,7 +125,7 @@ describe('seed (npm run cli -- seed --libraries N)', () => {
 
   it('keeps slugs unique when run again on the same data, and refreshes planner statistics', async () => {
     const before = (await query<{ n: number }>('SELECT count(*)::int AS n FROM libraries'))[0].n;
-    const result = await runNode(CLI, ['seed', '--libraries', '500', '--pending-share', '0'], env);
+    const result = await cli.run(['seed', '--libraries', '500', '--pending-share', '0']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Seeded 500 libraries/);
 
@@ -163,7 +144,7 @@ describe('seed (npm run cli -- seed --libraries N)', () => {
 
   it('--with-photos stores a few JPEGs through media storage and shares them between rows', async () => {
     await withClient(db.url, (client) => client.query('DELETE FROM libraries'));
-    const result = await runNode(CLI, ['seed', '--libraries', '200', '--with-photos'], env);
+    const result = await cli.run(['seed', '--libraries', '200', '--with-photos']);
     expect(result.code).toBe(0);
 
     const keys = await query<{ photo_key: string; thumbnail_key: string; n: number }>(
@@ -173,8 +154,10 @@ describe('seed (npm run cli -- seed --libraries N)', () => {
     expect(keys.length).toBeLessThanOrEqual(10);
     expect(keys.reduce((sum, key) => sum + key.n, 0)).toBeGreaterThan(100);
     for (const key of keys) {
-      const main = await sharp(readFileSync(join(dir, 'media', key.photo_key))).metadata();
-      const thumbnail = await sharp(readFileSync(join(dir, 'media', key.thumbnail_key))).metadata();
+      const main = await sharp(readFileSync(join(cli.dir, 'media', key.photo_key))).metadata();
+      const thumbnail = await sharp(
+        readFileSync(join(cli.dir, 'media', key.thumbnail_key)),
+      ).metadata();
       expect(main.format).toBe('jpeg');
       expect(thumbnail).toMatchObject({ format: 'jpeg', width: 400 });
     }
@@ -187,7 +170,7 @@ describe('seed (npm run cli -- seed --libraries N)', () => {
       ['seed', '--libraries', '12.5'],
       ['seed', '--libraries', '5', '--pending-share', '2'],
     ]) {
-      const result = await runNode(CLI, args, env);
+      const result = await cli.run(args);
       expect(result.code).toBe(64);
       expect(result.stderr).toMatch(/--libraries|--pending-share/);
     }

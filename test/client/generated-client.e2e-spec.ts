@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { withClient } from '../support/database.js';
 import { defaultPhoto, insertLibrary } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const here = new URL('.', import.meta.url).pathname;
 const PROGRAM = join(here, 'journeys.ts');
@@ -46,21 +46,13 @@ function typeErrors(): string[] {
 }
 
 describe('generated client (openapi-typescript + openapi-fetch)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
   let baseUrl: string;
 
   beforeAll(async () => {
     await generateTypes();
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
     await t.app.listen(0, '127.0.0.1');
     baseUrl = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('type-checks against the generated types', () => {

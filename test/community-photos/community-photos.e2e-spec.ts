@@ -4,7 +4,7 @@
  * approved photo changes on the public reads and the statistics.
  */
 import request from 'supertest';
-import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
+import { registerUser } from '../support/auth.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import {
   countRows,
@@ -29,25 +29,16 @@ import {
   UNAUTHORIZED,
   webp,
   type InsertedLibrary,
+  onePage,
 } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
 const EIGHT_MB = 8 * 1024 * 1024;
 
 describe('community photos', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let alice: RegisteredUser;
-  let bob: RegisteredUser;
-  let staff: RegisteredUser;
-
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
-
-  beforeAll(async () => {
-    alice = await registerUser(t.http);
-    bob = await registerUser(t.http);
-    staff = await registerUser(t.http);
-    await makeStaff(db.url, staff.id);
+  const { db, t, alice, bob, staff } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { alice: 'user', bob: 'user', staff: 'staff' },
   });
 
   const photoFiles = async (): Promise<string[]> =>
@@ -415,14 +406,7 @@ describe('community photos', () => {
       const res = await getAs(t.http, '/libraries/mine/photos', gina.access);
       expect(res.status).toBe(200);
       expect(res.headers['cache-control']).toBe('private, no-store');
-      expect(res.body.pagination).toEqual({
-        page: 1,
-        page_size: 20,
-        total: 3,
-        total_pages: 1,
-        has_next: false,
-        has_previous: false,
-      });
+      expect(res.body.pagination).toEqual(onePage(3));
       const ref = {
         id: library.id,
         slug: library.slug,

@@ -4,9 +4,8 @@
  * submission, Kosovo (`XK`) as a country, and revalidating anonymous reads (it ignores `Vary`).
  */
 import request from 'supertest';
-import type { TestApp } from '../support/app.js';
-import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { bearer, registerUser } from '../support/auth.js';
+import { withClient } from '../support/database.js';
 import {
   defaultPhoto,
   insertLibrary,
@@ -26,22 +25,15 @@ const APP_HEADERS = {
 };
 
 describe('iOS app compatibility', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let owner: RegisteredUser;
-  let other: RegisteredUser;
-
   const app = (test: request.Test, token?: string) => {
     let req = test.set(APP_HEADERS);
     if (token) req = req.set('Authorization', bearer(token));
     return req;
   };
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
-
-  beforeAll(async () => {
-    owner = await registerUser(t.http);
-    other = await registerUser(t.http);
+  const { db, t, owner, other } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { owner: 'user', other: 'user' },
   });
 
   describe('DELETE /auth/me of a social-only account', () => {

@@ -4,9 +4,8 @@
  */
 import request from 'supertest';
 import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { countRows, expectOnlyErrorsAt, getAs, setLibraryStatus } from '../support/community.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import {
   insertLibraries,
   insertLibrary,
@@ -16,6 +15,9 @@ import {
   sortedKeys,
   UNAUTHORIZED,
   type InsertedLibrary,
+  BLANK_OPTIONAL_FIELDS,
+  EMPTY_PAGE,
+  onePage,
 } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -36,16 +38,9 @@ const slugsOf = (body: { items: { slug: string }[] }): string[] =>
   body.items.map((item) => item.slug);
 
 describe('favourites', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let alice: RegisteredUser;
-  let bob: RegisteredUser;
-
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
-
-  beforeAll(async () => {
-    alice = await registerUser(t.http);
-    bob = await registerUser(t.http);
+  const { db, t, alice, bob } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { alice: 'user', bob: 'user' },
   });
 
   const favouriteRows = (userId: number, libraryId?: number): Promise<number> =>
@@ -227,14 +222,7 @@ describe('favourites', () => {
       expect(res.headers['cache-control']).toBe('private, no-store');
       const [a, b, c, d] = libraries;
       expect(slugsOf(res.body)).toEqual([b.slug, d.slug, a.slug, c.slug]);
-      expect(res.body.pagination).toEqual({
-        page: 1,
-        page_size: 20,
-        total: 4,
-        total_pages: 1,
-        has_next: false,
-        has_previous: false,
-      });
+      expect(res.body.pagination).toEqual(onePage(4));
       for (const item of res.body.items) {
         expect(sortedKeys(item)).toEqual(ITEM_FIELDS);
         expect(item.is_favourited).toBe(true);
@@ -248,19 +236,9 @@ describe('favourites', () => {
         thumbnail_url: '',
         lat: 52.52,
         lng: 13.405,
-        address: '',
+        ...BLANK_OPTIONAL_FIELDS,
         city: 'Berlin',
         country: 'DE',
-        postal_code: '',
-        wheelchair_accessible: '',
-        capacity: null,
-        is_indoor: null,
-        is_lit: null,
-        website: '',
-        contact: '',
-        source: '',
-        operator: '',
-        brand: '',
         created_at: '2026-02-01T00:00:00.000Z',
         is_favourited: true,
       });
@@ -324,17 +302,7 @@ describe('favourites', () => {
       const dave = await registerUser(t.http);
       const res = await getAs(t.http, '/libraries/favourites', dave.access);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({
-        items: [],
-        pagination: {
-          page: 1,
-          page_size: 20,
-          total: 0,
-          total_pages: 1,
-          has_next: false,
-          has_previous: false,
-        },
-      });
+      expect(res.body).toEqual(EMPTY_PAGE);
     });
 
     it('removing one takes it off the list', async () => {
@@ -396,22 +364,15 @@ describe('favourites', () => {
 });
 
 describe('favourites rate limit (write tier, one counter for POST and DELETE)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
   let user: RegisteredUser;
   let library: InsertedLibrary;
 
+  // Default write tier (10 per 300 s); registration is raised only so the fixtures can sign up.
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_REGISTER: '100' } });
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    // Default write tier (10 per 300 s); registration is raised only so the fixtures can sign up.
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_REGISTER: '100' } });
     user = await registerUser(t.http);
     library = await insertLibrary(db.url);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   it('6 POSTs and 4 DELETEs use up the window; the 11th of either is 429 with retry_after', async () => {

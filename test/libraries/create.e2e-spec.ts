@@ -3,9 +3,7 @@
  * folding, -2/-3 suffixes, concurrency, reserved words).
  */
 import request from 'supertest';
-import { registerUser, type RegisteredUser } from '../support/auth.js';
-import { type TestApp, itWithDatabaseServer } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
+import { itWithDatabaseServer } from '../support/app.js';
 import {
   countLibraries,
   createLibrary,
@@ -17,20 +15,16 @@ import {
   UNAUTHORIZED,
   withFields,
   sortedKeys,
+  BLANK_OPTIONAL_FIELDS,
 } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
 type Fields = Record<string, string | number | boolean | undefined>;
 
 describe('POST /libraries/', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let alice: RegisteredUser;
-
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
-
-  beforeAll(async () => {
-    alice = await registerUser(t.http);
+  const { db, t, alice } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { alice: 'user' },
   });
 
   /** 422 whose every error points at `loc`, with nothing stored. */
@@ -119,17 +113,7 @@ describe('POST /libraries/', () => {
       expect(body).toMatchObject({
         name: '',
         description: '',
-        address: '',
-        postal_code: '',
-        wheelchair_accessible: '',
-        capacity: null,
-        is_indoor: null,
-        is_lit: null,
-        website: '',
-        contact: '',
-        source: '',
-        operator: '',
-        brand: '',
+        ...BLANK_OPTIONAL_FIELDS,
         slug: 'kiel',
       });
       expect(body.created_at).toMatch(ISO_MS);

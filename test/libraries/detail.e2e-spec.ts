@@ -3,9 +3,8 @@
  * literal /libraries/… routes winning over the slug route even when a row carries that word as its slug.
  */
 import request from 'supertest';
-import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { bearer } from '../support/auth.js';
+import { withClient } from '../support/database.js';
 import {
   createLibrary,
   insertLibraries,
@@ -15,14 +14,11 @@ import {
   sortedKeys,
   UNAUTHORIZED,
   withFields,
+  BLANK_OPTIONAL_FIELDS,
 } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
 describe('GET /libraries/{slug}', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let owner: RegisteredUser;
-  let other: RegisteredUser;
   let approvedId: number;
 
   const detail = (slug: string, token?: string) => {
@@ -30,11 +26,12 @@ describe('GET /libraries/{slug}', () => {
     return token ? req.set('Authorization', bearer(token)) : req;
   };
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t, owner, other } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { owner: 'user', other: 'user' },
+  });
 
   beforeAll(async () => {
-    owner = await registerUser(t.http);
-    other = await registerUser(t.http);
     const [approved] = await insertLibraries(db.url, [
       {
         slug: 'approved-one',
@@ -169,17 +166,7 @@ describe('GET /libraries/{slug}', () => {
       description: '',
       photo_url: '',
       thumbnail_url: '',
-      address: '',
-      postal_code: '',
-      wheelchair_accessible: '',
-      capacity: null,
-      is_indoor: null,
-      is_lit: null,
-      website: '',
-      contact: '',
-      source: '',
-      operator: '',
-      brand: '',
+      ...BLANK_OPTIONAL_FIELDS,
       photos: [],
     });
     expect(res.body.created_at).toMatch(ISO_MS);

@@ -8,10 +8,9 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { IdempotencyService } from '../../src/common/idempotency/idempotency.service.js';
 import { OrphanMediaSweep } from '../../src/common/media/orphan-media-sweep.js';
-import { loginUser, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { loginUser, type RegisteredUser } from '../support/auth.js';
 import { FakeClock } from '../support/clock.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { withClient } from '../support/database.js';
 import {
   insertLibrary,
   jpeg,
@@ -22,6 +21,7 @@ import {
   type PhotoPart,
 } from '../support/libraries.js';
 import { auditMedia } from '../support/media-consistency.js';
+import { useTestSuite } from '../support/suite.js';
 
 const REUSED = {
   message: 'This Idempotency-Key was already used for a different request.',
@@ -41,28 +41,16 @@ const INVALID_KEY = {
 };
 
 describe('POST /libraries/ with an Idempotency-Key (issue 14)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let alice: RegisteredUser;
-  let bob: RegisteredUser;
-  let photo: PhotoPart;
   const clock = new FakeClock();
+  const { db, t, alice, bob } = useTestSuite({
+    clock,
+    env: { RATE_LIMIT_ENABLED: 'false', IDEMPOTENCY_KEY_TTL_HOURS: '24' },
+    users: { alice: 'user', bob: 'user' },
+  });
+  let photo: PhotoPart;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
-      clock,
-      env: { RATE_LIMIT_ENABLED: 'false', IDEMPOTENCY_KEY_TTL_HOURS: '24' },
-    });
-    alice = await registerUser(t.http);
-    bob = await registerUser(t.http);
     photo = { data: await jpeg(80, 60) };
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   function submit(
@@ -249,13 +237,13 @@ describe('POST /libraries/ with an Idempotency-Key (issue 14)', () => {
     expect(first.status).toBe(201);
 
     clock.advance(23 * 3_600_000);
-    alice = { ...alice, ...(await loginUser(t.http, alice.username, alice.password)) };
+    Object.assign(alice, await loginUser(t.http, alice.username, alice.password));
     const within = await submit(alice, key, fields);
     expect(within.body).toEqual(first.body);
     expect(await rowsNamed('Expiring key')).toBe(1);
 
     clock.advance(2 * 3_600_000);
-    alice = { ...alice, ...(await loginUser(t.http, alice.username, alice.password)) };
+    Object.assign(alice, await loginUser(t.http, alice.username, alice.password));
     const after = await submit(alice, key, fields);
     expect(after.status).toBe(201);
     expect(after.body.id).not.toBe(first.body.id);

@@ -4,22 +4,11 @@
  * countries and statistics that read it answer the exact counts, has_photo included (community photos count).
  */
 import request from 'supertest';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { withClient } from '../support/database.js';
+import { useTestSuite } from '../support/suite.js';
 
 describe('library_counts', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
 
   const sql = (text: string, params: unknown[] = []) =>
     withClient(db.url, async (client) => (await client.query(text, params)).rows);

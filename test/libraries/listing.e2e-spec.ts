@@ -4,9 +4,8 @@
  * validation and both trailing-slash forms.
  */
 import request from 'supertest';
-import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { bearer } from '../support/auth.js';
+import { withClient } from '../support/database.js';
 import {
   insertLibraries,
   ISO_MS,
@@ -19,10 +18,6 @@ import { useTestSuite } from '../support/suite.js';
 const at = (iso: string) => new Date(iso);
 
 describe('library listing', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let alice: RegisteredUser;
-  let bob: RegisteredUser;
   const ids: Record<string, number> = {};
 
   const get = (path: string, token?: string) => {
@@ -32,12 +27,12 @@ describe('library listing', () => {
   const slugsOf = (res: request.Response) =>
     (res.body.items as { slug: string }[]).map((item) => item.slug);
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t, alice, bob } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { alice: 'user', bob: 'user' },
+  });
 
   beforeAll(async () => {
-    alice = await registerUser(t.http);
-    bob = await registerUser(t.http);
-
     const fixtures: LibraryFixture[] = [
       // Ordering and visibility (LU): the newest approved rows of the whole table; newer pending/rejected ones.
       { slug: 'lu-a', country: 'LU', city: 'Luxembourg', created_at: at('2031-01-01T00:00:00Z') },

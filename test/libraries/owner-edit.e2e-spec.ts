@@ -4,9 +4,8 @@
  * pending_changes / pending_photo with the public view unchanged, rejected ones hidden.
  */
 import request from 'supertest';
-import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { bearer } from '../support/auth.js';
+import { withClient } from '../support/database.js';
 import {
   createLibrary,
   jpeg,
@@ -25,11 +24,6 @@ import { useTestSuite } from '../support/suite.js';
 type Fields = Record<string, string | number | boolean | undefined>;
 
 describe('PATCH /libraries/{slug}', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let owner: RegisteredUser;
-  let other: RegisteredUser;
-
   const patch = (
     slug: string,
     fields: Fields,
@@ -50,11 +44,9 @@ describe('PATCH /libraries/{slug}', () => {
     return created;
   }
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
-
-  beforeAll(async () => {
-    owner = await registerUser(t.http);
-    other = await registerUser(t.http);
+  const { db, t, owner, other } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { owner: 'user', other: 'user' },
   });
 
   describe('who may edit', () => {

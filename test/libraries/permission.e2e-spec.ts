@@ -5,9 +5,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
-import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import { TEST_JWT_SECRET, type TestApp } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { bearer } from '../support/auth.js';
+import { TEST_JWT_SECRET } from '../support/app.js';
+import { withClient } from '../support/database.js';
 import {
   countLibraries,
   createLibrary,
@@ -23,16 +23,9 @@ import { useTestSuite } from '../support/suite.js';
 const PERMISSION = 'mapdb_submission_allowed';
 
 describe('permission and provenance (spec rules 1–5)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let alice: RegisteredUser;
-  let bob: RegisteredUser;
-
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
-
-  beforeAll(async () => {
-    alice = await registerUser(t.http);
-    bob = await registerUser(t.http);
+  const { db, t, alice, bob } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { alice: 'user', bob: 'user' },
   });
 
   const permissionOf = async (id: number) => {

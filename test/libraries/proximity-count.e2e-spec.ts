@@ -6,8 +6,7 @@
  */
 import request from 'supertest';
 import { nearBox } from '../../src/libraries/near-box.js';
-import type { TestApp } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { withClient } from '../support/database.js';
 import { useTestSuite } from '../support/suite.js';
 
 interface Centre {
@@ -29,10 +28,7 @@ const CENTRES: Centre[] = [
 const BEARINGS = 72;
 
 describe('proximity count', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
 
   beforeAll(async () => {
     await withClient(db.url, async (client) => {

@@ -10,8 +10,7 @@ import {
   pageQuery,
   type LibrarySearch,
 } from '../../src/libraries/list-query.js';
-import type { TestApp } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { withClient } from '../support/database.js';
 import { useTestSuite } from '../support/suite.js';
 
 const ROWS = 6000;
@@ -34,10 +33,7 @@ function nodeTypes(plan: PlanNode): string[] {
 }
 
 describe('query plans of the library list', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
 
   beforeAll(async () => {
     await withClient(db.url, async (client) => {

@@ -3,9 +3,7 @@
  * write 10 per 300 s window, one counter per endpoint, failed requests counted, the 429 before anything else.
  */
 import request from 'supertest';
-import { bearer, loginUser, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
+import { bearer, loginUser } from '../support/auth.js';
 import {
   countLibraries,
   createLibrary,
@@ -22,15 +20,14 @@ const TOO_MANY = {
 };
 
 describe('library rate limits', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let alice: RegisteredUser;
   let approvedSlug: string;
 
-  useTestSuite({ env: { RATE_LIMIT_REGISTER: '50' } }, (s) => ({ db, t } = s));
+  const { db, t, alice } = useTestSuite({
+    env: { RATE_LIMIT_REGISTER: '50' },
+    users: { alice: 'user' },
+  });
 
   beforeAll(async () => {
-    alice = await registerUser(t.http);
     approvedSlug = (await insertLibrary(db.url, { slug: 'limited-approved' })).slug;
   });
 

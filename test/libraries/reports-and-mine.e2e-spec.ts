@@ -4,9 +4,8 @@
  */
 import sharp from 'sharp';
 import request from 'supertest';
-import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { bearer, registerUser } from '../support/auth.js';
+import { withClient } from '../support/database.js';
 import {
   createLibrary,
   fetchMedia,
@@ -22,6 +21,7 @@ import {
   UNAUTHORIZED,
   withFields,
   type PhotoPart,
+  onePage,
 } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -29,10 +29,6 @@ const MB = 1024 * 1024;
 const REASONS = ['damaged', 'missing', 'incorrect_info', 'inappropriate', 'other'];
 
 describe('reports and the caller’s own lists', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let alice: RegisteredUser;
-  let bob: RegisteredUser;
   const ids: Record<string, number> = {};
 
   const report = (
@@ -52,11 +48,12 @@ describe('reports and the caller’s own lists', () => {
         (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM reports')).rows[0].n,
     );
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t, alice, bob } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { alice: 'user', bob: 'user' },
+  });
 
   beforeAll(async () => {
-    alice = await registerUser(t.http);
-    bob = await registerUser(t.http);
     for (const row of await insertLibraries(db.url, [
       { slug: 'approved-a', name: 'Schrank A', city: 'Bonn', country: 'DE' },
       { slug: 'approved-b', name: 'Schrank B', city: 'Graz', country: 'AT' },
@@ -227,14 +224,7 @@ describe('reports and the caller’s own lists', () => {
             created_at: first.body.created_at,
           },
         ],
-        pagination: {
-          page: 1,
-          page_size: 20,
-          total: 2,
-          total_pages: 1,
-          has_next: false,
-          has_previous: false,
-        },
+        pagination: onePage(2),
       });
       const paged = await get('/mine/reports?page_size=1&page=2', carol.access).expect(200);
       expect(paged.body.items.map((item: { id: number }) => item.id)).toEqual([first.body.id]);
@@ -322,14 +312,7 @@ describe('reports and the caller’s own lists', () => {
             created_at: '2026-01-01T10:00:00.500Z',
           },
         ],
-        pagination: {
-          page: 1,
-          page_size: 20,
-          total: 2,
-          total_pages: 1,
-          has_next: false,
-          has_previous: false,
-        },
+        pagination: onePage(2),
       });
       expect(res.headers['cache-control']).toBe('private, no-store');
     });
@@ -366,14 +349,7 @@ describe('reports and the caller’s own lists', () => {
 
       const res = await get('/mine', erin.access).expect(200);
       expect(res.headers['cache-control']).toBe('private, no-store');
-      expect(res.body.pagination).toEqual({
-        page: 1,
-        page_size: 20,
-        total: 4,
-        total_pages: 1,
-        has_next: false,
-        has_previous: false,
-      });
+      expect(res.body.pagination).toEqual(onePage(4));
       const items = res.body.items as Record<string, unknown>[];
       for (const item of items) {
         expect(sortedKeys(item)).toEqual(

@@ -4,8 +4,6 @@
  * ordering and radius_km with points a known distance apart.
  */
 import request from 'supertest';
-import type { TestApp } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
 import { insertLibraries, type LibraryFixture } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -21,9 +19,6 @@ const north = (km: number) => ({
 });
 
 describe('library search and proximity', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-
   const list = (query: string) => request(t.http).get(`/api/v1/libraries/?${query}`);
   const slugs = async (query: string) => {
     const res = await list(query);
@@ -31,7 +26,7 @@ describe('library search and proximity', () => {
     return (res.body.items as { slug: string }[]).map((item) => item.slug);
   };
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
 
   beforeAll(async () => {
     const fixtures: LibraryFixture[] = [

@@ -8,9 +8,8 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import request from 'supertest';
 import { pendingUploadFiles } from '../../src/common/media/photo-upload.interceptor.js';
-import { registerUser, bearer, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { bearer } from '../support/auth.js';
+import { withClient } from '../support/database.js';
 import {
   countLibraries,
   fetchMedia,
@@ -34,14 +33,9 @@ const MB = 1024 * 1024;
 const TOO_LARGE = { message: 'Photo must be 8MB or smaller.', details: null };
 
 describe('POST /libraries/ photo pipeline', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let alice: RegisteredUser;
-
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
-
-  beforeAll(async () => {
-    alice = await registerUser(t.http);
+  const { db, t, alice } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { alice: 'user' },
   });
 
   /** Submits, expects `status` and `body`, and checks that neither a row nor a file was added. */

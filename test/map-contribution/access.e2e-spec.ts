@@ -5,8 +5,6 @@
  */
 import request from 'supertest';
 import { registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
 import {
   BASE,
   NOT_FOUND,
@@ -22,22 +20,14 @@ import {
 } from './helpers.js';
 
 describe('map contribution staff routes: access', () => {
-  const suite = mapSuite();
-  const { fake } = suite;
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
+  const { fake, db, t, staff, owner } = mapSuite({ resetFake: true });
   let user: RegisteredUser;
-  let owner: RegisteredUser;
   let lib: SubmittedLibrary;
 
   beforeAll(async () => {
-    ({ db, t, staff, owner } = suite);
     user = await registerUser(t.http);
     lib = await submitLibrary(t.http, owner, staff);
   });
-
-  beforeEach(() => fake.reset());
 
   type Route = [method: 'get' | 'post', path: () => string, body?: object];
   const routes: Record<string, Route> = {

@@ -5,9 +5,8 @@
  * and leaves the rest to reconciliation; and crash recovery: a record stuck in `submitting` reconciles once its
  * write_started is older than 10 minutes (by the injected clock), not before.
  */
-import { registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
+import { registerUser } from '../support/auth.js';
+import type { TestApp } from '../support/app.js';
 import {
   DEG_PER_M,
   adminGet,
@@ -30,16 +29,10 @@ const MINUTE = 60_000;
 
 describe('map contribution batch confirm', () => {
   const suite = mapSuite();
-  const { fake } = suite;
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let owner: RegisteredUser;
+  const { fake, db, t, startApp } = suite;
+  /** Replaced by fresh sessions when the clock moves (`advance`). */
+  let { staff, owner } = suite;
   let addresses = 0;
-
-  beforeAll(() => {
-    ({ db, t, staff, owner } = suite);
-  });
 
   afterEach(() => {
     fake.maxChangesetElements = 10_000;
@@ -358,14 +351,7 @@ describe('map contribution batch confirm', () => {
     let off: TestApp;
 
     beforeAll(async () => {
-      off = await createTestApp({
-        databaseUrl: db.url,
-        env: writeEnv(fake, { MAPDB_WRITE_ENABLED: 'false' }),
-      });
-    });
-
-    afterAll(async () => {
-      await off?.close();
+      off = await startApp({ env: writeEnv(fake, { MAPDB_WRITE_ENABLED: 'false' }) });
     });
 
     it('409 with blockers and zero outbound writes', async () => {

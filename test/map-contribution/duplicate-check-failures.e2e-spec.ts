@@ -3,22 +3,13 @@
  * sockets): a sanitized error is recorded and the confirm is blocked; a check older than
  * MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS (here 600) is stale. Split from duplicate-check.e2e-spec.ts.
  */
-import { loginUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
+import { loginUser } from '../support/auth.js';
 import { adminGet, adminPost, checkPasses, codes, contributionRow, eventRows } from './helpers.js';
 import { MAX_AGE_SECONDS, duplicateCheckSuite } from './duplicate-check-support.js';
 
 describe('map contribution duplicate check failures', () => {
   const { suite, library, check } = duplicateCheckSuite();
-  const { fake } = suite;
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-
-  beforeAll(() => {
-    ({ db, t, staff } = suite);
-  });
+  const { fake, db, t, staff } = suite;
 
   describe('failed checks block', () => {
     const SECRET_BODY = 'upstream-secret-body-9921';

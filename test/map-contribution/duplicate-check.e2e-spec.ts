@@ -5,22 +5,19 @@
  * the confirm (duplicate-check-failures.e2e-spec.ts); a check older than MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS
  * (here 600) is stale (there too).
  */
-import type { RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
-import { adminGet, codes, contributionRow, eventRows, sql } from './helpers.js';
+import {
+  adminGet,
+  codes,
+  contributionRow,
+  eventRows,
+  sql,
+  type SubmittedLibrary,
+} from './helpers.js';
 import { duplicateCheckSuite } from './duplicate-check-support.js';
 
 describe('map contribution duplicate check', () => {
   const { suite, library, near, check } = duplicateCheckSuite();
-  const { fake } = suite;
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-
-  beforeAll(() => {
-    ({ db, t, staff } = suite);
-  });
+  const { fake, db, t, staff } = suite;
 
   type Snapshot = { type: string; id: number; distance_m: number; tags: object; signals: string[] };
   const expectSnapshot = (actual: Snapshot[], expected: Snapshot[]) => {
@@ -32,40 +29,45 @@ describe('map contribution duplicate check', () => {
     );
   };
 
+  /** A node seeded `metres` north of the library: its id and tags, and the signals its candidate must carry. */
+  type Seeded = [metres: number, id: number, tags: Record<string, string>, signals: string[]];
+
+  /** Seeds the nodes and checks: possible_duplicate with exactly their candidates, in this order. */
+  const blockedBy = async (lib: SubmittedLibrary, ...nodes: Seeded[]) => {
+    fake.seedQuery(...nodes.map(([metres, id, tags]) => near(lib, metres, id, tags)));
+    const body = await check(lib);
+    expect(body.status).toBe('possible_duplicate');
+    expectSnapshot(
+      body.duplicate_candidates,
+      nodes.map(([distance_m, id, tags, signals]) => ({
+        type: 'node',
+        id,
+        distance_m,
+        tags,
+        signals,
+      })),
+    );
+    return body;
+  };
+
   describe('blocking signals', () => {
     it('1: a public bookcase within 25 m (20 m, no name or address)', async () => {
-      const lib = await library();
-      fake.seedQuery(near(lib, 20, 11, { amenity: 'public_bookcase' }));
-      const body = await check(lib);
-      expect(body.status).toBe('possible_duplicate');
-      expectSnapshot(body.duplicate_candidates, [
-        {
-          type: 'node',
-          id: 11,
-          distance_m: 20,
-          tags: { amenity: 'public_bookcase' },
-          signals: ['bookcase_within_25m'],
-        },
+      const body = await blockedBy(await library(), [
+        20,
+        11,
+        { amenity: 'public_bookcase' },
+        ['bookcase_within_25m'],
       ]);
       expect(codes(body)).toEqual(['possible_duplicate']);
       expect(body.checked_at).toBe(t.clock.date().toISOString());
     });
 
     it('2: a public bookcase within 100 m with the same normalized name (80 m)', async () => {
-      const lib = await library();
-      fake.seedQuery(
-        near(lib, 80, 12, { amenity: 'public_bookcase', name: '  BÜCHERSCHRANK am Markt! ' }),
-      );
-      const body = await check(lib);
-      expect(body.status).toBe('possible_duplicate');
-      expectSnapshot(body.duplicate_candidates, [
-        {
-          type: 'node',
-          id: 12,
-          distance_m: 80,
-          tags: { amenity: 'public_bookcase', name: '  BÜCHERSCHRANK am Markt! ' },
-          signals: ['bookcase_same_name'],
-        },
+      await blockedBy(await library(), [
+        80,
+        12,
+        { amenity: 'public_bookcase', name: '  BÜCHERSCHRANK am Markt! ' },
+        ['bookcase_same_name'],
       ]);
     });
 
@@ -82,55 +84,25 @@ describe('map contribution duplicate check', () => {
     });
 
     it('3: a public bookcase within 100 m with the same street and house number (90 m)', async () => {
-      const lib = await library();
-      fake.seedQuery(
-        near(lib, 90, 13, {
-          amenity: 'public_bookcase',
-          'addr:street': 'marktplatz',
-          'addr:housenumber': '1',
-        }),
-      );
-      const body = await check(lib);
-      expect(body.status).toBe('possible_duplicate');
-      expectSnapshot(body.duplicate_candidates, [
-        {
-          type: 'node',
-          id: 13,
-          distance_m: 90,
-          tags: {
-            amenity: 'public_bookcase',
-            'addr:street': 'marktplatz',
-            'addr:housenumber': '1',
-          },
-          signals: ['bookcase_same_address'],
-        },
+      await blockedBy(await library(), [
+        90,
+        13,
+        { amenity: 'public_bookcase', 'addr:street': 'marktplatz', 'addr:housenumber': '1' },
+        ['bookcase_same_address'],
       ]);
     });
 
     it('4: a matching brand or operator together with a compatible book-sharing tag', async () => {
-      const lib = await library();
-      fake.seedQuery(
-        near(lib, 50, 14, { amenity: 'give_box', operator: 'bürgerverein altstadt' }),
-        near(lib, 70, 15, { amenity: 'public_bookcase', brand: 'BÜCHERWELT' }),
+      await blockedBy(
+        await library(),
+        [
+          50,
+          14,
+          { amenity: 'give_box', operator: 'bürgerverein altstadt' },
+          ['brand_or_operator_match'],
+        ],
+        [70, 15, { amenity: 'public_bookcase', brand: 'BÜCHERWELT' }, ['brand_or_operator_match']],
       );
-      const body = await check(lib);
-      expect(body.status).toBe('possible_duplicate');
-      expectSnapshot(body.duplicate_candidates, [
-        {
-          type: 'node',
-          id: 14,
-          distance_m: 50,
-          tags: { amenity: 'give_box', operator: 'bürgerverein altstadt' },
-          signals: ['brand_or_operator_match'],
-        },
-        {
-          type: 'node',
-          id: 15,
-          distance_m: 70,
-          tags: { amenity: 'public_bookcase', brand: 'BÜCHERWELT' },
-          signals: ['brand_or_operator_match'],
-        },
-      ]);
     });
 
     it('5: an element already linked to another library, whatever its tags', async () => {
@@ -142,17 +114,11 @@ describe('map contribution duplicate check', () => {
          VALUES ($1, 'already_present', 'node', 16)`,
         [other.id],
       );
-      fake.seedQuery(near(lib, 40, 16, { shop: 'books', name: 'Antiquariat' }));
-      const body = await check(lib);
-      expect(body.status).toBe('possible_duplicate');
-      expectSnapshot(body.duplicate_candidates, [
-        {
-          type: 'node',
-          id: 16,
-          distance_m: 40,
-          tags: { shop: 'books', name: 'Antiquariat' },
-          signals: ['element_already_linked'],
-        },
+      await blockedBy(lib, [
+        40,
+        16,
+        { shop: 'books', name: 'Antiquariat' },
+        ['element_already_linked'],
       ]);
     });
 

@@ -7,9 +7,7 @@
  * in public responses, and owner edits cannot change it.
  */
 import request from 'supertest';
-import { bearer, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
+import { bearer, registerUser } from '../support/auth.js';
 import {
   defaultPhoto,
   insertLibrary,
@@ -31,17 +29,9 @@ import {
 const PERMISSION = 'mapdb_submission_allowed';
 
 describe('map contribution eligibility', () => {
-  const suite = mapSuite();
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let owner: RegisteredUser;
+  const { db, t, staff, owner } = mapSuite();
   /** slug → the exact blocker codes expected once checked. */
   const expected = new Map<string, string[]>();
-
-  beforeAll(() => {
-    ({ db, t, staff, owner } = suite);
-  });
 
   const detail = async (slug: string) => {
     const res = await adminGet(t.http, staff.access, `/${slug}`);

@@ -17,7 +17,7 @@ import {
 import { withClient, type TestDatabase } from '../support/database.js';
 import { FakeMapServer } from '../support/fake-map-server.js';
 import { createLibrary, type FormFields } from '../support/libraries.js';
-import { useTestSuite } from '../support/suite.js';
+import { useTestSuite, type TestSuite } from '../support/suite.js';
 
 export const BASE = '/api/v1/admin/map-contributions';
 export const MAP_TOKEN = 'mapdb-secret-token-7Qx2Zr94';
@@ -51,43 +51,65 @@ export function writeEnv(
 }
 
 /** What most suites start from: the fake map server, a database of their own, an app writing to the fake, a staff
- * member and a submitter. */
+ * member and a submitter (handles, readable in hooks and tests), and more apps on the same database. */
 export interface MapSuite {
   fake: FakeMapServer;
   db: TestDatabase;
   t: TestApp;
   staff: RegisteredUser;
   owner: RegisteredUser;
+  startApp: TestSuite['startApp'];
 }
 
 /**
  * Registers the hooks that start a MapSuite before the enclosing describe's tests and stop it after them. `fake`
- * is there at once (suites configure it); the other fields once the suite's first beforeAll has run.
+ * is there at once (suites configure it); with `resetFake` it is reset before each test.
  */
 export function mapSuite(
   options: {
     env?: Record<string, string>;
     logDestination?: DestinationStream;
     owner?: NewUserFields;
+    resetFake?: boolean;
   } = {},
 ): MapSuite {
-  const suite = { fake: new FakeMapServer({ token: MAP_TOKEN }) } as MapSuite;
-  useTestSuite(
-    {
-      fakes: async () => {
-        await suite.fake.start();
-        return { fake: suite.fake };
-      },
-      env: () => writeEnv(suite.fake, options.env),
-      logDestination: options.logDestination,
+  const fake = new FakeMapServer({ token: MAP_TOKEN });
+  // Held map requests are let go before the app stops.
+  afterAll(() => fake.release());
+  const { db, t, users, startApp } = useTestSuite({
+    fakes: async () => {
+      await fake.start();
+      return { fake };
     },
-    ({ db, t }) => Object.assign(suite, { db, t }),
-  );
-  beforeAll(async () => {
-    suite.staff = await registerStaff(suite.t.http, suite.db.url);
-    suite.owner = await registerUser(suite.t.http, options.owner);
+    env: () => writeEnv(fake, options.env),
+    logDestination: options.logDestination,
+    users: { staff: 'staff', owner: options.owner ?? 'user' },
   });
-  return suite;
+  if (options.resetFake) beforeEach(() => fake.reset());
+  return { fake, db, t, startApp, ...users };
+}
+
+/** A refused confirm's body: 409 with these blockers. */
+export const refusal = (...blockers: string[]) => ({
+  message: expect.any(String),
+  details: { blockers: blockers.map((code) => ({ code, message: expect.any(String) })) },
+});
+
+/**
+ * A library ready to confirm: submitted, approved and checked (no_match), with the detail answering eligible and no
+ * blockers; the fake's log emptied.
+ */
+export async function eligibleLibrary(
+  suite: Pick<MapSuite, 'fake' | 't' | 'staff' | 'owner'>,
+  fields: FormFields = {},
+): Promise<SubmittedLibrary> {
+  const { fake, t, staff, owner } = suite;
+  const lib = await submitLibrary(t.http, owner, staff, fields);
+  await checkPasses(t.http, staff, lib.slug);
+  const detail = await adminGet(t.http, staff.access, `/${lib.slug}`);
+  expect([detail.body.eligible, detail.body.blockers]).toEqual([true, []]);
+  fake.reset();
+  return lib;
 }
 
 /** Log lines captured from the app (createTestApp `logDestination`). */

@@ -4,10 +4,8 @@
  * is 409 writes_disabled and the fake map server sees ZERO write requests. A 401 from the map API disables writes
  * (persisted: a restarted app stays disabled) until the token changes.
  */
-import { loginUser, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { FakeMapServer } from '../support/fake-map-server.js';
+import { loginUser } from '../support/auth.js';
+import type { TestApp } from '../support/app.js';
 import {
   ALL_GATES,
   MAP_TOKEN,
@@ -17,40 +15,16 @@ import {
   codes,
   contributionRow,
   eventRows,
-  registerStaff,
   submitLibrary,
   writeEnv,
   type SubmittedLibrary,
+  mapSuite,
+  refusal,
 } from './helpers.js';
 
-const refusal = (...blockers: string[]) => ({
-  message: expect.any(String),
-  details: { blockers: blockers.map((code) => ({ code, message: expect.any(String) })) },
-});
-
 describe('map contribution kill switch', () => {
-  const fake = new FakeMapServer({ token: MAP_TOKEN });
-  let db: TestDatabase;
-  /** Users and libraries are made through this fully enabled app; each test runs its own app too. */
-  let base: TestApp;
-  let staff: RegisteredUser;
-  let owner: RegisteredUser;
-  const apps: TestApp[] = [];
-
-  beforeAll(async () => {
-    await fake.start();
-    db = await createTestDatabase();
-    base = await createTestApp({ databaseUrl: db.url, env: writeEnv(fake) });
-    staff = await registerStaff(base.http, db.url);
-    owner = await registerUser(base.http);
-  });
-
-  afterAll(async () => {
-    for (const app of apps) await app.close();
-    await base?.close();
-    await db?.drop();
-    await fake.stop();
-  });
+  /** Users and libraries are made through the suite's fully enabled app (`base`); each test runs its own app too. */
+  const { fake, db, t: base, staff, owner, startApp } = mapSuite();
 
   beforeEach(() => {
     fake.reset();
@@ -58,11 +32,7 @@ describe('map contribution kill switch', () => {
     fake.permissions = ['allow_read_prefs', 'allow_write_api'];
   });
 
-  const app = async (env: Record<string, string>) => {
-    const created = await createTestApp({ databaseUrl: db.url, env });
-    apps.push(created);
-    return created;
-  };
+  const app = (env: Record<string, string>) => startApp({ env });
 
   /** Submitted, approved, and checked through `through` (the check is read-only, allowed with writes off). */
   const checkedLibrary = async (through: TestApp) => {

@@ -4,9 +4,8 @@
  * same flags. A library that is not eligible (writes off, no check, …) is refused: 409 with the record's blockers.
  */
 import request from 'supertest';
-import { bearer, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
+import { bearer } from '../support/auth.js';
+import type { TestApp } from '../support/app.js';
 import {
   CREATED_BY,
   PLAN_URL,
@@ -67,18 +66,7 @@ const ALL_VERIFIED = {
 };
 
 describe('map contribution preview', () => {
-  const suite = mapSuite();
-  const { fake } = suite;
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let owner: RegisteredUser;
-
-  beforeAll(() => {
-    ({ db, t, staff, owner } = suite);
-  });
-
-  beforeEach(() => fake.reset());
+  const { fake, db, t, staff, owner, startApp } = mapSuite({ resetFake: true });
 
   const preview = async (lib: SubmittedLibrary, flags: Record<string, boolean> = {}) => {
     const query = new URLSearchParams(
@@ -270,11 +258,7 @@ describe('map contribution preview', () => {
     let plain: TestApp;
 
     beforeAll(async () => {
-      plain = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
-    });
-
-    afterAll(async () => {
-      await plain?.close();
+      plain = await startApp({ env: { RATE_LIMIT_ENABLED: 'false' } });
     });
 
     it('refuses the preview (409 with the record blockers, no tags) and reaches no map service', async () => {

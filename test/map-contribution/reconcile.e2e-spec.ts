@@ -4,12 +4,10 @@
  * node is ever created. A lost changeset-create answer reconciles to `unchecked`; a failed close keeps the node id
  * and reconcile closes it. Confirm on failed and reconcile on anything else are 409.
  */
-import type { RegisteredUser } from '../support/auth.js';
-import { itWithDatabaseServer, type TestApp } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { itWithDatabaseServer } from '../support/app.js';
+import { withClient } from '../support/database.js';
 import type { FakeMapBehaviour } from '../support/fake-map-server.js';
 import {
-  adminGet,
   clearLog,
   adminPost,
   checkPasses,
@@ -19,37 +17,20 @@ import {
   submitLibrary,
   type SubmittedLibrary,
   mapSuite,
+  eligibleLibrary,
+  refusal,
 } from './helpers.js';
 
 describe('map contribution reconciliation', () => {
   const suite = mapSuite();
-  const { fake } = suite;
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let owner: RegisteredUser;
+  const { fake, db, t, staff, owner } = suite;
 
-  beforeAll(() => {
-    ({ db, t, staff, owner } = suite);
-  });
-
-  const eligible = async () => {
-    const lib = await submitLibrary(t.http, owner, staff);
-    await checkPasses(t.http, staff, lib.slug);
-    expect((await adminGet(t.http, staff.access, `/${lib.slug}`)).body.eligible).toBe(true);
-    fake.reset();
-    return lib;
-  };
+  const eligible = () => eligibleLibrary(suite);
 
   const confirm = (lib: SubmittedLibrary) =>
     adminPost(t.http, staff.access, `/${lib.slug}/confirm`, {});
   const reconcile = (lib: SubmittedLibrary) =>
     adminPost(t.http, staff.access, `/${lib.slug}/reconcile`);
-
-  const refusal = (...blockers: string[]) => ({
-    message: expect.any(String),
-    details: { blockers: blockers.map((code) => ({ code, message: expect.any(String) })) },
-  });
 
   /** Confirm and retry confirm/check on a failed record: all refused without a write. */
   const failedAndStuck = async (

@@ -3,9 +3,6 @@
  * no write call), different_feature keeps the block until a fresh check passes (the resolved candidate then only
  * warns, and the confirm can proceed), unclear stays; anything but a possible duplicate is 409.
  */
-import type { RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
 import {
   DEG_PER_M,
   adminGet,
@@ -16,21 +13,11 @@ import {
   submitLibrary,
   type SubmittedLibrary,
   mapSuite,
+  refusal,
 } from './helpers.js';
 
 describe('map contribution duplicate resolution', () => {
-  const suite = mapSuite();
-  const { fake } = suite;
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let owner: RegisteredUser;
-
-  beforeAll(() => {
-    ({ db, t, staff, owner } = suite);
-  });
-
-  beforeEach(() => fake.reset());
+  const { fake, db, t, staff, owner } = mapSuite({ resetFake: true });
 
   const bookcaseAt = (lib: SubmittedLibrary, metres: number, id: number) => ({
     type: 'node' as const,
@@ -51,11 +38,6 @@ describe('map contribution duplicate resolution', () => {
 
   const resolve = (lib: SubmittedLibrary, body: object) =>
     adminPost(t.http, staff.access, `/${lib.slug}/resolve`, body);
-
-  const refusedWith = (code: string) => ({
-    message: expect.any(String),
-    details: { blockers: [{ code, message: expect.any(String) }] },
-  });
 
   it('same_feature links the element: already_present, nothing created, no write call', async () => {
     const lib = await duplicated(51);
@@ -89,11 +71,11 @@ describe('map contribution duplicate resolution', () => {
     });
 
     const confirm = await adminPost(t.http, staff.access, `/${lib.slug}/confirm`, {});
-    expect([confirm.status, confirm.body]).toEqual([409, refusedWith('element_recorded')]);
+    expect([confirm.status, confirm.body]).toEqual([409, refusal('element_recorded')]);
     const check = await adminPost(t.http, staff.access, `/${lib.slug}/check`);
     expect(check.status).toBe(409);
     const again = await resolve(lib, { outcome: 'unclear', reason: 'again' });
-    expect([again.status, again.body]).toEqual([409, refusedWith('possible_duplicate')]);
+    expect([again.status, again.body]).toEqual([409, refusal('possible_duplicate')]);
 
     expect(fake.writeRequests).toEqual([]);
     expect(fake.nodes.size).toBe(0);
@@ -149,7 +131,7 @@ describe('map contribution duplicate resolution', () => {
       },
     });
     const early = await adminPost(t.http, staff.access, `/${lib.slug}/confirm`, {});
-    expect([early.status, early.body]).toEqual([409, refusedWith('possible_duplicate')]);
+    expect([early.status, early.body]).toEqual([409, refusal('possible_duplicate')]);
     expect(fake.writeRequests).toEqual([]);
 
     // The fresh check: the resolved candidate keeps its signals but no longer blocks.
@@ -236,14 +218,14 @@ describe('map contribution duplicate resolution', () => {
       details: { outcome: 'unclear', reason: 'Cannot tell from the imagery.' },
     });
     const confirm = await adminPost(t.http, staff.access, `/${lib.slug}/confirm`, {});
-    expect([confirm.status, confirm.body]).toEqual([409, refusedWith('possible_duplicate')]);
+    expect([confirm.status, confirm.body]).toEqual([409, refusal('possible_duplicate')]);
     expect(fake.writeRequests).toEqual([]);
   });
 
   it('resolve on anything but a possible duplicate is 409 and records nothing', async () => {
     const unchecked = await submitLibrary(t.http, owner, staff);
     const res = await resolve(unchecked, { outcome: 'unclear', reason: 'x' });
-    expect([res.status, res.body]).toEqual([409, refusedWith('possible_duplicate')]);
+    expect([res.status, res.body]).toEqual([409, refusal('possible_duplicate')]);
 
     const checked = await submitLibrary(t.http, owner, staff);
     await checkPasses(t.http, staff, checked.slug);
@@ -254,7 +236,7 @@ describe('map contribution duplicate resolution', () => {
         element_id: 99,
         reason: 'x',
       });
-      expect([again.status, again.body]).toEqual([409, refusedWith('possible_duplicate')]);
+      expect([again.status, again.body]).toEqual([409, refusal('possible_duplicate')]);
     }
     const detail = await adminGet(t.http, staff.access, `/${checked.slug}`);
     expect(detail.body.events.map((e: { type: string }) => e.type)).toEqual(['duplicate_check']);

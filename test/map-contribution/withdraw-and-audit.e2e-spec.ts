@@ -5,9 +5,8 @@
  * outgoing map request or log line.
  */
 import request from 'supertest';
-import { bearer, type RegisteredUser } from '../support/auth.js';
-import { TEST_JWT_SECRET, type TestApp } from '../support/app.js';
-import type { TestDatabase } from '../support/database.js';
+import { bearer } from '../support/auth.js';
+import { TEST_JWT_SECRET } from '../support/app.js';
 import { libraryRow } from '../support/libraries.js';
 import {
   DEG_PER_M,
@@ -28,21 +27,11 @@ const PERMISSION = 'mapdb_submission_allowed';
 
 describe('map contribution withdrawal and audit', () => {
   const logs = captureLogs();
-  const suite = mapSuite({
+  const { fake, db, t, staff, owner } = mapSuite({
     logDestination: logs.stream,
     owner: { username: 'private_owner_4411', email: 'owner.private.4411@example.org' },
+    resetFake: true,
   });
-  const { fake } = suite;
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let owner: RegisteredUser;
-
-  beforeAll(() => {
-    ({ db, t, staff, owner } = suite);
-  });
-
-  beforeEach(() => fake.reset());
 
   describe('withdraw', () => {
     it('true → false: the permission and its time are cleared, the actor is recorded, the library is ineligible', async () => {

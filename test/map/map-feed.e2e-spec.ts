@@ -11,8 +11,8 @@ import { PbfReader } from 'pbf';
 import request from 'supertest';
 import { MapRepository } from '../../src/map/map.repository.js';
 import { encodeTile } from '../../src/map/tile-encoder.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { createTestApp } from '../support/app.js';
+import { withClient } from '../support/database.js';
 import { insertLibraries, type LibraryFixture } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -78,8 +78,6 @@ function tileOf(lng: number, lat: number, z: number): [number, number] {
 }
 
 describe('map feed and tiles', () => {
-  let db: TestDatabase;
-  let t: TestApp;
   let points: Point[] = [];
 
   const feed = (query: string) => request(t.http).get(`/api/v1/libraries/map?${query}`);
@@ -158,7 +156,7 @@ describe('map feed and tiles', () => {
     return body.features;
   }
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
 
   beforeAll(async () => {
     const random = seeded(17);

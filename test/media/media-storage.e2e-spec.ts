@@ -11,8 +11,7 @@ import request from 'supertest';
 import { MediaStorage } from '../../src/common/media/media-storage.js';
 import { OrphanMediaSweep } from '../../src/common/media/orphan-media-sweep.js';
 import { registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { TEST_JWT_SECRET, type TestApp } from '../support/app.js';
 import {
   createLibrary,
   fetchMedia,
@@ -21,7 +20,8 @@ import {
   withdrawnFiles,
 } from '../support/libraries.js';
 import { cleanEnv, runNode } from '../support/processes.js';
-import { startS3Server, type TestS3Server } from '../support/s3-server.js';
+import { startS3Server } from '../support/s3-server.js';
+import { useTestSuite } from '../support/suite.js';
 
 const CLI = 'dist/src/cli/main.js';
 /** The headers a media response carries whatever the storage (values that differ per file are matched by form). */
@@ -41,36 +41,30 @@ const binary = (res: request.Response, callback: (error: Error | null, body: Buf
 };
 
 describe('media on S3-compatible storage', () => {
-  let db: TestDatabase;
-  let s3: TestS3Server;
-  let local: TestApp;
+  const {
+    db,
+    t: local,
+    fakes: { s3 },
+    startApp,
+  } = useTestSuite({
+    fakes: async () => ({ s3: await startS3Server() }),
+    env: () => ({
+      RATE_LIMIT_ENABLED: 'false',
+      MEDIA_ROOT: mkdtempSync(join(tmpdir(), 'bookcase-media-local-')),
+    }),
+  });
   let bucketApp: TestApp;
   let bucket: string;
   let alice: RegisteredUser;
   let photo: Buffer;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    s3 = await startS3Server();
     bucket = await s3.createBucket();
-    const mediaRoot = mkdtempSync(join(tmpdir(), 'bookcase-media-local-'));
-    local = await createTestApp({
-      databaseUrl: db.url,
-      env: { RATE_LIMIT_ENABLED: 'false', MEDIA_ROOT: mediaRoot },
-    });
-    bucketApp = await createTestApp({
-      databaseUrl: db.url,
+    bucketApp = await startApp({
       env: { RATE_LIMIT_ENABLED: 'false', ...s3.env(bucket), S3_PREFIX: 'site/' },
     });
     alice = await registerUser(bucketApp.http);
     photo = await jpeg(640, 480);
-  });
-
-  afterAll(async () => {
-    await local?.close();
-    await bucketApp?.close();
-    await s3?.close();
-    await db?.drop();
   });
 
   it('stores a submission in the bucket under S3_PREFIX and serves it with the local headers', async () => {
@@ -158,8 +152,7 @@ describe('media on S3-compatible storage', () => {
   });
 
   it('redirects with 302 to MEDIA_PUBLIC_BASE_URL when it is set', async () => {
-    const cdn = await createTestApp({
-      databaseUrl: db.url,
+    const cdn = await startApp({
       env: {
         RATE_LIMIT_ENABLED: 'false',
         ...s3.env(bucket),
@@ -205,8 +198,7 @@ describe('media on S3-compatible storage', () => {
       const root = join(dir, 'media');
       const target = await s3.createBucket('moved');
       // A library submitted on a local installation, a withdrawn file, and a partial write left by a crash.
-      const before = await createTestApp({
-        databaseUrl: db.url,
+      const before = await startApp({
         env: { RATE_LIMIT_ENABLED: 'false', MEDIA_ROOT: root },
       });
       let created;
@@ -258,8 +250,7 @@ describe('media on S3-compatible storage', () => {
       expect(await s3.keys(target)).toEqual(expected);
 
       // The moved installation serves the photo from the bucket, byte for byte.
-      const after = await createTestApp({
-        databaseUrl: db.url,
+      const after = await startApp({
         env: { RATE_LIMIT_ENABLED: 'false', ...s3.env(target) },
       });
       try {

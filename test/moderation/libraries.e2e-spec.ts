@@ -18,6 +18,7 @@ import {
   sortedKeys,
   withFields,
   type InsertedLibrary,
+  onePage,
 } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -27,19 +28,9 @@ const slugsOf = (body: { items: { slug: string }[] }): string[] =>
   body.items.map((item) => item.slug);
 
 describe('staff library moderation', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let alice: RegisteredUser;
-  let bob: RegisteredUser;
-
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
-
-  beforeAll(async () => {
-    staff = await registerUser(t.http);
-    await makeStaff(db.url, staff.id);
-    alice = await registerUser(t.http);
-    bob = await registerUser(t.http);
+  const { db, t, staff, alice, bob } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { staff: 'staff', alice: 'user', bob: 'user' },
   });
 
   const asStaff = (path: string) => getAs(t.http, path, staff.access);
@@ -137,14 +128,7 @@ describe('staff library moderation', () => {
       const res = await list();
       expect(res.status).toBe(200);
       expect(slugsOf(res.body)).toEqual([l5.slug, l4.slug, l3.slug, l2.slug, l1.slug]);
-      expect(res.body.pagination).toEqual({
-        page: 1,
-        page_size: 20,
-        total: 5,
-        total_pages: 1,
-        has_next: false,
-        has_previous: false,
-      });
+      expect(res.body.pagination).toEqual(onePage(5));
       for (const item of res.body.items) expect(sortedKeys(item)).toEqual(MODERATION_FIELDS);
       const byName = Object.fromEntries(
         res.body.items.map((item: { name: string }) => [item.name, item]),

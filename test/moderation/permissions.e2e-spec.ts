@@ -2,8 +2,7 @@
  * Every staff moderation route (decisions §5): 401 anonymous, 403 `Staff access required.` for a normal user
  * (with nothing changed), 200 for staff; staff status is read on every request.
  */
-import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { makeStaff, registerUser } from '../support/auth.js';
 import {
   call,
   insertCommunityPhoto,
@@ -11,8 +10,9 @@ import {
   STAFF_REQUIRED,
   type Method,
 } from '../support/community.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { withClient } from '../support/database.js';
 import { insertLibrary, UNAUTHORIZED, type InsertedLibrary } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 interface Route {
   name: string;
@@ -22,10 +22,6 @@ interface Route {
 }
 
 describe('moderation permissions', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let user: RegisteredUser;
-  let staff: RegisteredUser;
   let library: InsertedLibrary;
   let staged: InsertedLibrary;
   let reportId: number;
@@ -78,12 +74,9 @@ describe('moderation permissions', () => {
       return { libraries: libraries.rows, report: report.rows, photo: photo.rows };
     });
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
-    user = await registerUser(t.http);
-    staff = await registerUser(t.http);
-    await makeStaff(db.url, staff.id);
+  const { db, t, user, staff } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { user: 'user', staff: 'staff' },
   });
 
   beforeEach(async () => {
@@ -96,11 +89,6 @@ describe('moderation permissions', () => {
     );
     reportId = await insertReport(db.url, { library_id: staged.id, created_by: user.id });
     photoId = await insertCommunityPhoto(db.url, { library_id: staged.id, created_by: user.id });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
   });
 
   describe.each(routes)('$name', (route) => {

@@ -2,8 +2,6 @@
  * Staff community-photo moderation (decisions §5): list, status filter, shape, PATCH status (approving the first
  * photo of a library without a primary photo makes it the primary), id validation.
  */
-import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
 import {
   call,
   countRows,
@@ -12,16 +10,16 @@ import {
   insertCommunityPhoto,
   postPhoto,
 } from '../support/community.js';
-import type { TestDatabase } from '../support/database.js';
-import { insertLibraries, ISO_MS, NOT_FOUND, type InsertedLibrary } from '../support/libraries.js';
+import {
+  insertLibraries,
+  ISO_MS,
+  NOT_FOUND,
+  type InsertedLibrary,
+  onePage,
+} from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
 describe('staff photo moderation', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let alice: RegisteredUser;
-  let bob: RegisteredUser;
   let withPrimary: InsertedLibrary;
   let withoutPrimary: InsertedLibrary;
   let p1: number;
@@ -40,13 +38,12 @@ describe('staff photo moderation', () => {
       [id],
     );
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t, staff, alice, bob } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { staff: 'staff', alice: 'user', bob: 'user' },
+  });
 
   beforeAll(async () => {
-    staff = await registerUser(t.http);
-    await makeStaff(db.url, staff.id);
-    alice = await registerUser(t.http);
-    bob = await registerUser(t.http);
     [withPrimary, withoutPrimary] = await insertLibraries(db.url, [
       {
         name: 'Has Primary',
@@ -90,14 +87,7 @@ describe('staff photo moderation', () => {
     const res = await list();
     expect(res.status).toBe(200);
     expect(ids(res.body)).toEqual([p4.id, p3, p2, p1]);
-    expect(res.body.pagination).toEqual({
-      page: 1,
-      page_size: 20,
-      total: 4,
-      total_pages: 1,
-      has_next: false,
-      has_previous: false,
-    });
+    expect(res.body.pagination).toEqual(onePage(4));
     expect(res.body.items[0]).toEqual({
       id: p4.id,
       library: {

@@ -1,9 +1,6 @@
 /** Staff report moderation (decisions §5): list, filters, shape, PATCH status, id validation. */
 import request from 'supertest';
-import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
 import { call, countRows, expectOnlyErrorsAt, getAs, insertReport } from '../support/community.js';
-import type { TestDatabase } from '../support/database.js';
 import {
   defaultPhoto,
   insertLibraries,
@@ -11,15 +8,11 @@ import {
   multipart,
   NOT_FOUND,
   type InsertedLibrary,
+  onePage,
 } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
 describe('staff report moderation', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let alice: RegisteredUser;
-  let bob: RegisteredUser;
   let berlin: InsertedLibrary;
   let lyon: InsertedLibrary;
   let r1: number;
@@ -33,13 +26,12 @@ describe('staff report moderation', () => {
   const patch = (id: number | string, body: object) =>
     call(t.http, 'patch', `/libraries/moderation/reports/${id}`, staff.access, body);
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t, staff, alice, bob } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { staff: 'staff', alice: 'user', bob: 'user' },
+  });
 
   beforeAll(async () => {
-    staff = await registerUser(t.http);
-    await makeStaff(db.url, staff.id);
-    alice = await registerUser(t.http);
-    bob = await registerUser(t.http);
     [berlin, lyon] = await insertLibraries(db.url, [
       { name: 'Berlin Shelf', address: 'Marktplatz 1', city: 'Berlin', country: 'DE' },
       { name: 'Lyon Box', address: 'Rue du Lac 3', city: 'Lyon', country: 'FR', status: 'pending' },
@@ -86,14 +78,7 @@ describe('staff report moderation', () => {
     const res = await list();
     expect(res.status).toBe(200);
     expect(ids(res.body)).toEqual([r5.id, r4, r3, r2, r1]);
-    expect(res.body.pagination).toEqual({
-      page: 1,
-      page_size: 20,
-      total: 5,
-      total_pages: 1,
-      has_next: false,
-      has_previous: false,
-    });
+    expect(res.body.pagination).toEqual(onePage(5));
     const berlinRef = {
       id: berlin.id,
       slug: berlin.slug,

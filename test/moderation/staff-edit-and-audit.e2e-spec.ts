@@ -4,11 +4,9 @@
  */
 import request from 'supertest';
 import { StaffService } from '../../src/users/staff.service.js';
-import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
 import { call, expectOnlyErrorsAt, getAs, postPhoto } from '../support/community.js';
 import { takeEveryDecision } from '../support/decisions.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { withClient } from '../support/database.js';
 import {
   createLibrary,
   ISO_MS,
@@ -43,20 +41,9 @@ const errorLocs = (body: { details: { errors: { loc: unknown[] }[] } }): unknown
     .map((loc) => JSON.parse(loc) as unknown[]);
 
 describe('staff edit, moderation audit trail and withdrawn media', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let other: RegisteredUser;
-  let alice: RegisteredUser;
-
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
-
-  beforeAll(async () => {
-    staff = await registerUser(t.http);
-    await makeStaff(db.url, staff.id);
-    other = await registerUser(t.http);
-    await makeStaff(db.url, other.id);
-    alice = await registerUser(t.http);
+  const { db, t, staff, other, alice } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { staff: 'staff', other: 'staff', alice: 'user' },
   });
 
   const patchLibrary = (slug: string, body: object, token = staff.access) =>

@@ -3,9 +3,9 @@
  * RATE_LIMIT_STAFF (default 600 per window); anonymous and ordinary callers keep the spec's per-IP tiers.
  */
 import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, describeWithDatabaseServer, type TestApp } from '../support/app.js';
+import { createTestApp, describeWithDatabaseServer } from '../support/app.js';
 import { getAs } from '../support/community.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createTestDatabase } from '../support/database.js';
 import { useTestSuite } from '../support/suite.js';
 
 const TOO_MANY = {
@@ -14,17 +14,9 @@ const TOO_MANY = {
 };
 
 describe('staff rate-limit tier', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let reader: RegisteredUser;
-
-  useTestSuite({ env: { RATE_LIMIT_REGISTER: '50' } }, (s) => ({ db, t } = s));
-
-  beforeAll(async () => {
-    staff = await registerUser(t.http);
-    await makeStaff(db.url, staff.id);
-    reader = await registerUser(t.http);
+  const { t, staff, reader } = useTestSuite({
+    env: { RATE_LIMIT_REGISTER: '50' },
+    users: { staff: 'staff', reader: 'user' },
   });
 
   const statuses = async (count: number, path: string, token?: string): Promise<number[]> => {

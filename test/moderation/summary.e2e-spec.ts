@@ -1,16 +1,10 @@
 /** GET /libraries/moderation/summary (decisions §5): exact counts, and counts that follow moderation. */
-import { makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
+import { registerUser } from '../support/auth.js';
 import { call, insertCommunityPhoto, insertReport } from '../support/community.js';
-import type { TestDatabase } from '../support/database.js';
 import { insertLibraries, type InsertedLibrary } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
 describe('GET /libraries/moderation/summary', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let staff: RegisteredUser;
-  let alice: RegisteredUser;
   let libraries: InsertedLibrary[];
   let openReport: number;
   let pendingPhoto: number;
@@ -21,12 +15,12 @@ describe('GET /libraries/moderation/summary', () => {
     return res.body;
   };
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t, staff, alice } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { staff: 'staff', alice: 'user' },
+  });
 
   beforeAll(async () => {
-    staff = await registerUser(t.http);
-    await makeStaff(db.url, staff.id);
-    alice = await registerUser(t.http);
     await registerUser(t.http);
     libraries = await insertLibraries(db.url, [
       { status: 'approved' },

@@ -10,9 +10,9 @@ import { simpleParser } from 'mailparser';
 import request from 'supertest';
 import { NotificationsWorker } from '../../src/notifications/notifications.worker.js';
 import { bearer, loginUser, registerUser, TEST_PASSWORD } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
-import { FakeSmtpServer, resetTokenOf } from '../support/fake-smtp.js';
+import { withClient } from '../support/database.js';
+import { startFakeSmtp, resetTokenOf } from '../support/fake-smtp.js';
+import { useTestSuite } from '../support/suite.js';
 
 const REQUESTED = {
   message: 'If an account uses that email, a reset link has been sent.',
@@ -30,9 +30,19 @@ const NEW_PASSWORD = 'Amber-Harbour-4821';
 const MINUTE = 60_000;
 
 describe('password reset and account notices by email', () => {
-  let db: TestDatabase;
-  let smtp: FakeSmtpServer;
-  let t: TestApp;
+  const {
+    db,
+    t,
+    fakes: { smtp },
+  } = useTestSuite({
+    fakes: async () => ({ smtp: await startFakeSmtp() }),
+    env: ({ smtp }) => ({
+      RATE_LIMIT_ENABLED: 'false',
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Bookcase Directory <no-reply@bookcase.test>',
+      PUBLIC_BASE_URL: 'https://bookcase.test',
+    }),
+  });
   let worker: NotificationsWorker;
   const api = (path: string) => `/api/v1/auth/${path}`;
   const query = <T = Record<string, unknown>>(sql: string, params: unknown[] = []) =>
@@ -53,26 +63,8 @@ describe('password reset and account notices by email', () => {
       .post(api('password/reset/confirm'))
       .send({ token, new_password: password, new_password_confirm: again });
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    smtp = new FakeSmtpServer();
-    await smtp.start();
-    t = await createTestApp({
-      databaseUrl: db.url,
-      env: {
-        RATE_LIMIT_ENABLED: 'false',
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'Bookcase Directory <no-reply@bookcase.test>',
-        PUBLIC_BASE_URL: 'https://bookcase.test',
-      },
-    });
+  beforeAll(() => {
     worker = t.app.get(NotificationsWorker);
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.stop();
-    await db?.drop();
   });
 
   // Each test starts with nothing due: what an earlier test left queued (its notices) is sent first.
@@ -332,20 +324,8 @@ describe('password reset and account notices by email', () => {
 });
 
 describe('password reset limits', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
-      env: { TRUST_PROXY: 'true', RATE_LIMIT_REGISTER: '100' },
-    });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
+  const { db, t } = useTestSuite({
+    env: { TRUST_PROXY: 'true', RATE_LIMIT_REGISTER: '100' },
   });
 
   const ask = (email: string, ip: string) =>
@@ -384,18 +364,7 @@ describe('password reset limits', () => {
 });
 
 describe('mail without SMTP', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  const { t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
 
   it('writes each message as an .eml file under DATA_DIR/mail/', async () => {
     const user = await registerUser(t.http);

@@ -14,12 +14,12 @@ import {
   registerUser,
   type RegisteredUser,
 } from '../support/auth.js';
-import { createTestApp, type TestApp } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
 import { postPhoto } from '../support/community.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { withClient } from '../support/database.js';
 import { FakeApnsServer, type ApnsRequest } from '../support/fake-apns.js';
 import { createLibrary, multipart } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const MINUTE = 60_000;
 
@@ -28,25 +28,30 @@ const waiting = (n: number) =>
 const deviceToken = () => randomBytes(32).toString('hex');
 
 describe('push notifications (APNs provider API)', () => {
-  let db: TestDatabase;
-  let apns: FakeApnsServer;
-  let clock: FakeClock;
-  let t: TestApp;
+  const clock = new FakeClock();
+  const {
+    db,
+    t,
+    staff,
+    fakes: { apns },
+    startApp,
+  } = useTestSuite({
+    fakes: async () => {
+      const apns = new FakeApnsServer();
+      apns.now = () => clock.now();
+      await apns.start();
+      return { apns };
+    },
+    clock,
+    // Access tokens outlive the clock's jumps (collapse windows, backoff, leases).
+    env: ({ apns }) => ({ RATE_LIMIT_ENABLED: 'false', JWT_ACCESS_TTL: '30d', ...apns.env() }),
+    users: { staff: 'staff' },
+  });
   let worker: NotificationsWorker;
-  let staff: RegisteredUser;
   let staffDevice: string;
 
   const query = <T = Record<string, unknown>>(sql: string, params: unknown[] = []) =>
     withClient(db.url, async (client) => (await client.query(sql, params)).rows as T[]);
-
-  async function startApp(): Promise<TestApp> {
-    return createTestApp({
-      databaseUrl: db.url,
-      clock,
-      // Access tokens outlive the clock's jumps (collapse windows, backoff, leases).
-      env: { RATE_LIMIT_ENABLED: 'false', JWT_ACCESS_TTL: '30d', ...apns.env() },
-    });
-  }
 
   async function registerDevice(
     user: RegisteredUser,
@@ -81,22 +86,8 @@ describe('push notifications (APNs provider API)', () => {
     (push.payload.aps as { alert: { title: string; body: string } }).alert;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    clock = new FakeClock();
-    apns = new FakeApnsServer();
-    apns.now = () => clock.now();
-    await apns.start();
-    t = await startApp();
     worker = t.app.get(NotificationsWorker);
-    staff = await registerUser(t.http);
-    await makeStaff(db.url, staff.id);
     staffDevice = await registerDevice(staff, 'production');
-  });
-
-  afterAll(async () => {
-    await t?.close();
-    await apns?.stop();
-    await db?.drop();
   });
 
   // Each test starts with nothing due (staff pushes of earlier tests' submissions are sent, then forgotten).
@@ -280,7 +271,7 @@ describe('push notifications (APNs provider API)', () => {
       ]),
     ).toEqual([]);
     // A month later: the staff member signs in again for the tests that follow.
-    staff = { ...staff, ...(await loginUser(t.http, staff.username, staff.password)) };
+    Object.assign(staff, await loginUser(t.http, staff.username, staff.password));
   });
 
   it('deactivates a token APNs answers 410 Unregistered or 400 BadDeviceToken for, and pushes to it no more', async () => {

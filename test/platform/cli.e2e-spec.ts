@@ -1,21 +1,11 @@
 import { verify } from '@node-rs/argon2';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { withClient } from '../support/database.js';
 import { cleanEnv, runNode } from '../support/processes.js';
-
-const CLI = 'dist/src/cli/main.js';
+import { CLI, useCliSuite } from '../cli/cli-support.js';
 
 describe('CLI (npm run cli -- …)', () => {
-  let db: TestDatabase;
-  let env: NodeJS.ProcessEnv;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    env = cleanEnv({ DATABASE_URL: db.url, JWT_SECRET: 'c'.repeat(40) });
-  });
-
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const cli = useCliSuite('cli', { dataDir: false });
+  const { db } = cli;
 
   const staffRow = (username: string) =>
     withClient(db.url, async (client) => {
@@ -27,11 +17,8 @@ describe('CLI (npm run cli -- …)', () => {
     });
 
   it('create-staff creates a staff account with an argon2id password hash', async () => {
-    const result = await runNode(
-      CLI,
+    const result = await cli.run(
       ['create-staff', '--username', 'mod', '--email', 'Mod@Example.com'],
-      env,
-      undefined,
       'a-long-passphrase\n',
     );
     expect(result.code).toBe(0);
@@ -47,11 +34,8 @@ describe('CLI (npm run cli -- …)', () => {
         "INSERT INTO users (username, email, is_staff) VALUES ('reader', 'reader@example.com', false)",
       ),
     );
-    const result = await runNode(
-      CLI,
+    const result = await cli.run(
       ['create-staff', '--username', 'Reader', '--email', 'reader@example.com'],
-      env,
-      undefined,
       'another-passphrase\n',
     );
     expect(result.code).toBe(0);
@@ -64,11 +48,8 @@ describe('CLI (npm run cli -- …)', () => {
   });
 
   it('refuses an email that belongs to another account', async () => {
-    const result = await runNode(
-      CLI,
+    const result = await cli.run(
       ['create-staff', '--username', 'someone', '--email', 'mod@example.com'],
-      env,
-      undefined,
       'a-long-passphrase\n',
     );
     expect(result.code).toBe(1);
@@ -76,8 +57,7 @@ describe('CLI (npm run cli -- …)', () => {
   });
 
   it('create-staff refuses --password (showing the safe form) and reads the password from stdin only', async () => {
-    const refused = await runNode(
-      CLI,
+    const refused = await cli.run(
       [
         'create-staff',
         '--username',
@@ -87,8 +67,6 @@ describe('CLI (npm run cli -- …)', () => {
         '--password',
         'in-argv-1',
       ],
-      env,
-      undefined,
       'from-stdin-pass\n',
     );
     expect(refused.code).toBe(64);
@@ -100,7 +78,7 @@ describe('CLI (npm run cli -- …)', () => {
 
     // Only the first line counts; the password never appears in the child's argv.
     const args = ['create-staff', '--username', 'piped', '--email', 'piped@example.com'];
-    const piped = await runNode(CLI, args, env, undefined, 'piped-passphrase\nsecond line\n');
+    const piped = await cli.run(args, 'piped-passphrase\nsecond line\n');
     expect(piped.code).toBe(0);
     expect(args.join(' ')).not.toContain('piped-passphrase');
     const row = await staffRow('piped');
@@ -119,22 +97,22 @@ describe('CLI (npm run cli -- …)', () => {
       },
     ]);
 
-    const empty = await runNode(CLI, args, env, undefined, '');
+    const empty = await cli.run(args, '');
     expect(empty.code).toBe(64);
     expect(empty.stderr).toMatch(/No password given/);
   });
 
   it('explains a missing option or an unknown command with exit code 64', async () => {
-    const missing = await runNode(CLI, ['create-staff', '--username', 'x'], env);
+    const missing = await cli.run(['create-staff', '--username', 'x']);
     expect(missing.code).toBe(64);
     expect(missing.stderr).toMatch(/--email is required/);
-    const unknown = await runNode(CLI, ['frobnicate'], env);
+    const unknown = await cli.run(['frobnicate']);
     expect(unknown.code).toBe(64);
     expect(unknown.stderr).toMatch(/unknown command: frobnicate/);
   });
 
   it('migrate reports an up-to-date database', async () => {
-    const result = await runNode(CLI, ['migrate'], env);
+    const result = await cli.run(['migrate']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/up to date \(\d+ migrations applied\)/);
   });

@@ -309,10 +309,7 @@ describeWithDatabaseServer('database faults (issue 14)', () => {
 });
 
 describeWithDatabaseServer('orphan media sweep (issue 14)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-
-  useTestSuite({ env: { MEDIA_SWEEP_GRACE_HOURS: '2' } }, (s) => ({ db, t } = s));
+  const { db, t } = useTestSuite({ env: { MEDIA_SWEEP_GRACE_HOURS: '2' } });
 
   it('removes only files that are unreferenced and older than the grace period; one sweeper at a time', async () => {
     const media = t.app.get(MediaStorage);

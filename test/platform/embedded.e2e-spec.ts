@@ -14,6 +14,7 @@ import {
   startNode,
   waitForStatus,
 } from '../support/processes.js';
+import { EMPTY_PAGE } from '../support/libraries.js';
 
 describe('embedded default database', () => {
   let dataDir: string;
@@ -49,17 +50,7 @@ describe('embedded default database', () => {
     expect(docs.status).toBe(200);
     const libraries = await fetch(`http://127.0.0.1:${port}/api/v1/libraries/`);
     expect(libraries.status).toBe(200);
-    expect(await libraries.json()).toEqual({
-      items: [],
-      pagination: {
-        page: 1,
-        page_size: 20,
-        total: 0,
-        total_pages: 1,
-        has_next: false,
-        has_previous: false,
-      },
-    });
+    expect(await libraries.json()).toEqual(EMPTY_PAGE);
 
     // PGlite's PostGIS has no protobuf-c: tiles are encoded in Node (src/map/tile-encoder.ts).
     const tile = await fetch(`http://127.0.0.1:${port}/api/v1/libraries/tiles/0/0/0.mvt`);

@@ -6,11 +6,9 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { bearer, makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
-import type { TestApp } from '../support/app.js';
+import { bearer } from '../support/auth.js';
 import { countRows } from '../support/community.js';
 import { csrfOf, signInConsole, type ConsoleAgent } from '../support/console.js';
-import type { TestDatabase } from '../support/database.js';
 import {
   createLibrary,
   defaultPhoto,
@@ -66,19 +64,15 @@ const nested = (depth: number) => `{"username":${'['.repeat(depth)}${']'.repeat(
 const INVALID_UTF8 = Buffer.from([0x61, 0xff, 0x62]);
 
 describe('hostile input (issue 14)', () => {
-  let db: TestDatabase;
-  let t: TestApp;
-  let alice: RegisteredUser;
-  let staff: RegisteredUser;
   let slug: string;
   let ownSlug: string;
 
-  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+  const { db, t, alice, staff } = useTestSuite({
+    env: { RATE_LIMIT_ENABLED: 'false' },
+    users: { alice: 'user', staff: 'staff' },
+  });
 
   beforeAll(async () => {
-    alice = await registerUser(t.http);
-    staff = await registerUser(t.http);
-    await makeStaff(db.url, staff.id);
     slug = (await insertLibrary(db.url, { status: 'approved' })).slug;
     ownSlug = (await createLibrary(t.http, alice.access)).slug;
   });

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { validatedInputs } from '../support/validated-inputs.js';
+import { useTestSuite } from '../support/suite.js';
 
 const dist = (path: string) => new URL(`../../dist/src/${path}`, import.meta.url).href;
 
@@ -27,7 +27,12 @@ interface Operation {
 }
 
 describe('OpenAPI document', () => {
-  let db: TestDatabase;
+  // Declared before the suite, so the app closes before its database is dropped.
+  afterAll(async () => {
+    await app?.close();
+  });
+  // The database only: this suite builds the app from the compiled output itself.
+  const { db } = useTestSuite({ app: false });
   let app: INestApplication;
   let document: {
     openapi: string;
@@ -39,7 +44,6 @@ describe('OpenAPI document', () => {
   let inputs: Awaited<ReturnType<typeof validatedInputs>>;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     const { AppModule } = await import(dist('app.module.js'));
     const { configureApp, NEST_APP_OPTIONS } = await import(dist('app.setup.js'));
     const { loadConfig } = await import(dist('config/app-config.js'));
@@ -64,11 +68,6 @@ describe('OpenAPI document', () => {
     );
     handlers = routeHandlerIds(app);
     inputs = await validatedInputs(app);
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
   });
 
   it('is OpenAPI 3 and served with the Swagger UI', async () => {

@@ -12,8 +12,8 @@ import {
   type TestAppOptions,
 } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { RateLimitProbeModule } from '../support/rate-limit-probe.module.js';
+import { useTestSuite } from '../support/suite.js';
 
 const GENERIC = 'Too many requests. Please try again later.';
 const SECOND = 1_000;
@@ -107,7 +107,8 @@ async function refused(
 const times = (n: number, status: number): number[] => Array<number>(n).fill(status);
 
 describe('rate limits (api-spec "Rate limits", decisions §2)', () => {
-  let db: TestDatabase;
+  // Each test starts its own apps (closed after it) on the suite's database.
+  const { db } = useTestSuite({ app: false });
   const apps: TestApp[] = [];
 
   async function start(options: Omit<TestAppOptions, 'databaseUrl'> = {}): Promise<TestApp> {
@@ -120,16 +121,8 @@ describe('rate limits (api-spec "Rate limits", decisions §2)', () => {
     return t;
   }
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-  });
-
   afterEach(async () => {
     await Promise.all(apps.splice(0).map((t) => t.close()));
-  });
-
-  afterAll(async () => {
-    await db?.drop();
   });
 
   describe('tiers with their default limits', () => {

@@ -5,11 +5,11 @@
  * outage and shared again once Redis answers; /ready stays 200 with Redis reported degraded.
  */
 import type { AddressInfo } from 'node:net';
-import { createTestApp, type TestApp } from '../support/app.js';
+import type { TestApp } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { insertLibraries } from '../support/libraries.js';
 import { OwnRedisServer } from '../support/redis-server.js';
+import { useTestSuite } from '../support/suite.js';
 
 const LOGIN_LIMIT = 3;
 const WINDOW_MS = 300_000;
@@ -24,14 +24,29 @@ interface LoadReport {
 }
 
 describe('Redis faults (issue 14)', () => {
-  let db: TestDatabase;
-  let redis: OwnRedisServer;
-  let clock: FakeClock;
-  let a: TestApp;
+  const clock = new FakeClock();
+  const logs: string[] = [];
+  const {
+    db,
+    t: a,
+    fakes: { redis },
+    startApp,
+  } = useTestSuite({
+    fakes: async () => ({ redis: await OwnRedisServer.start() }),
+    env: ({ redis }) => ({
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: 'faults:',
+      REDIS_COMMAND_TIMEOUT_MS: '250',
+      REDIS_RETRY_AFTER_MS: '200',
+      RATE_LIMIT_READ: '1000000',
+      RATE_LIMIT_LOGIN: String(LOGIN_LIMIT),
+    }),
+    clock,
+    logDestination: { write: (line: string) => void logs.push(line) },
+  });
   let b: TestApp;
   const base: Record<'a' | 'b', string> = { a: '', b: '' };
   const figures: Record<string, LoadReport> = {};
-  const logs: string[] = [];
   const redisLog = (text: string) => logs.filter((line) => line.includes(text)).length;
 
   async function listen(t: TestApp): Promise<string> {
@@ -41,7 +56,6 @@ describe('Redis faults (issue 14)', () => {
   }
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     await insertLibraries(
       db.url,
       Array.from({ length: 20 }, (_, i) => ({
@@ -49,29 +63,8 @@ describe('Redis faults (issue 14)', () => {
         city: i % 2 ? 'Berlin' : 'Köln',
       })),
     );
-    redis = await OwnRedisServer.start();
-    clock = new FakeClock();
-    const env = {
-      REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: 'faults:',
-      REDIS_COMMAND_TIMEOUT_MS: '250',
-      REDIS_RETRY_AFTER_MS: '200',
-      RATE_LIMIT_READ: '1000000',
-      RATE_LIMIT_LOGIN: String(LOGIN_LIMIT),
-    };
-    a = await createTestApp({
-      databaseUrl: db.url,
-      env,
-      clock,
-      logDestination: { write: (line: string) => void logs.push(line) },
-    });
     // Nest's static logger is one per process: both instances log to the one given last, so both get the same.
-    b = await createTestApp({
-      databaseUrl: db.url,
-      env,
-      clock,
-      logDestination: { write: (line: string) => void logs.push(line) },
-    });
+    b = await startApp();
     base.a = await listen(a);
     base.b = await listen(b);
     // Warm-up (first compilations, pool connections), so the baseline measures the steady state.
@@ -84,11 +77,7 @@ describe('Redis faults (issue 14)', () => {
     }
   });
 
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await redis?.kill();
-    await db?.drop();
+  afterAll(() => {
     // The figures the README's Reliability section quotes.
     process.stdout.write(`redis fault figures: ${JSON.stringify(figures)}\n`);
   });

@@ -14,6 +14,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { writeFileSync } from 'node:fs';
 import { servedDocument } from './served-document.mjs';
+import { serverWithPostgis } from '../../scripts/postgis-server.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
 const dist = join(root, 'dist');
@@ -27,21 +28,6 @@ function migrationsHash() {
     hash.update(file).update(readFileSync(join(dir, file)));
   }
   return hash.digest('hex').slice(0, 12);
-}
-
-async function serverWithPostgis(url) {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    const { rows } = await client.query(
-      "SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'",
-    );
-    return rows.length === 1;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 async function migrate(url) {

@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { createTestApp, describeWithRedis, requireRedisUrl, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { describeWithRedis, requireRedisUrl, type TestApp } from '../support/app.js';
 import { insertLibrary } from '../support/libraries.js';
+import { useTestSuite } from '../support/suite.js';
 
 const totals = async (t: TestApp): Promise<number> => {
   const res = await request(t.http).get('/api/v1/statistics/');
@@ -16,40 +16,32 @@ const totals = async (t: TestApp): Promise<number> => {
 };
 
 describeWithRedis('GET /statistics/ cached in Redis across instances', () => {
-  let db: TestDatabase;
+  const prefix = `t${randomBytes(6).toString('hex')}:`;
+  const {
+    db,
+    t: a,
+    startApp,
+  } = useTestSuite({ redis: true, env: { REDIS_KEY_PREFIX: prefix, RATE_LIMIT_ENABLED: 'false' } });
   let redis: Redis;
-  let a: TestApp;
   let b: TestApp;
   let loner: TestApp;
-  const prefix = `t${randomBytes(6).toString('hex')}:`;
 
   const keys = (): Promise<string[]> => redis.keys(`${prefix}*`);
 
   beforeAll(async () => {
-    db = await createTestDatabase();
     redis = new Redis(requireRedisUrl());
-    const env = { REDIS_KEY_PREFIX: prefix, RATE_LIMIT_ENABLED: 'false' };
-    a = await createTestApp({ databaseUrl: db.url, redis: true, env });
-    b = await createTestApp({ databaseUrl: db.url, redis: true, env });
+    b = await startApp();
     // Same Redis, a prefix of its own: another deployment, with a cache of its own.
-    loner = await createTestApp({
-      databaseUrl: db.url,
-      redis: true,
-      env: { RATE_LIMIT_ENABLED: 'false' },
-    });
+    loner = await startApp({ env: { RATE_LIMIT_ENABLED: 'false' } });
     await insertLibrary(db.url, { created_at: '2026-06-01T00:00:00.000Z' });
   });
 
   afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await loner?.close();
     if (redis) {
       const left = await keys();
       if (left.length) await redis.del(...left);
       redis.disconnect();
     }
-    await db?.drop();
   });
 
   it('instance B answers what instance A computed until the shared entry is gone; then both see the new data', async () => {

@@ -121,6 +121,38 @@ export async function openPage(
 }
 
 /**
+ * A browser for the enclosing describe, and pages in fresh contexts closed after each test. Declare it before the
+ * suite (useTestSuite, mapSuite): hooks run in declaration order, and the browser must close before the app, whose
+ * server its keep-alive connections would hold open.
+ */
+export function useBrowser(options: { webgl?: boolean } = {}) {
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    browser = await launchBrowser(options);
+  });
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  return {
+    /** A page of a fresh context on `baseURL` (see openPage), closed after the test. */
+    async newPage(baseURL: string, viewport: Viewport = DESKTOP): Promise<Page> {
+      if (!browser) throw new Error('the browser is not launched yet (use it in a hook or test)');
+      const { context, page } = await openPage(browser, baseURL, viewport);
+      contexts.push(context);
+      return page;
+    },
+  };
+}
+
+/**
  * Clicks something that submits a form or follows a link and waits until the next document has loaded; answers the
  * last main-frame navigation response (the page after redirects).
  */

@@ -16,6 +16,13 @@ export interface ReceivedMail {
  * A loopback SMTP server (smtp-server from npm) that receives the service's real messages and parses them
  * (mailparser). `failNext` answers the next messages with an SMTP error (e.g. 451: try later, 550: refused).
  */
+/** A started FakeSmtpServer (for a suite's `fakes`). */
+export async function startFakeSmtp(): Promise<FakeSmtpServer> {
+  const smtp = new FakeSmtpServer();
+  await smtp.start();
+  return smtp;
+}
+
 export class FakeSmtpServer {
   readonly received: ReceivedMail[] = [];
   private readonly failures: number[] = [];

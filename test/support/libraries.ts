@@ -41,6 +41,34 @@ export const withFields = (...extra: string[]): string[] => [...ITEM_FIELDS, ...
 /** UTC ISO 8601 with milliseconds and `Z`. */
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/** The optional fields of a library nobody filled in, as the API answers them. */
+export const BLANK_OPTIONAL_FIELDS = {
+  address: '',
+  postal_code: '',
+  wheelchair_accessible: '',
+  capacity: null,
+  is_indoor: null,
+  is_lit: null,
+  website: '',
+  contact: '',
+  source: '',
+  operator: '',
+  brand: '',
+};
+
+/** The pagination of a list whose `total` items fit on page 1 at the default page size. */
+export const onePage = (total: number) => ({
+  page: 1,
+  page_size: 20,
+  total,
+  total_pages: 1,
+  has_next: false,
+  has_previous: false,
+});
+
+/** A list answer without items at the default page size. */
+export const EMPTY_PAGE = { items: [], pagination: onePage(0) };
+
 export const INVALID_PHOTO = {
   message: 'Upload a valid image in JPEG, PNG, or WEBP format.',
   details: null,
