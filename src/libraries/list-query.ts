@@ -57,14 +57,15 @@ export function searchWords(text: string): string | null {
 
 /**
  * SQL for the prefix tsquery (`'w1':* & 'w2':*`) of the words in `param`; with weight `A`, of those words in the name
- * (`'w1':*A & 'w2':*A`). The words are accent-folded and parsed by
- * the same parser as the documents, and every lexeme is quoted: folding can turn letters into tsquery syntax
- * (ʼ → ', ŉ → 'n, ː → :), which must never reach to_tsquery unquoted. NULL (matching nothing) when no lexeme is left.
+ * (`'w1':*A & 'w2':*A`). The words are accent-folded and parsed as plain text by the documents' parser
+ * (plainto_tsquery: never as query syntax, which folding can produce: ʼ → ', ŉ → 'n, ː → :); its canonical output
+ * quotes every lexeme, and each quoted lexeme gets `:*`. NULL (matching nothing) when no lexeme is left. Every
+ * function here is immutable, so PostgreSQL computes the query once, when it plans the statement (with the stable
+ * array_to_string it was computed again for every row a filter read: most of a walk's CPU).
  */
 export function prefixTsQuerySql(param: string, weight: '' | 'A' = ''): string {
-  const lexemes = `nullif(array_to_string(${queryLexemesSql(param)}, E'\\x01'), '')`;
-  const escaped = `replace(replace(${lexemes}, '\\', '\\\\'), '''', '''''')`;
-  return `to_tsquery('simple', '''' || replace(${escaped}, E'\\x01', ''':*${weight} & ''') || ''':*${weight}')`;
+  const plain = `plainto_tsquery('simple', bookcase_unaccent(${param}))::text`;
+  return `nullif(regexp_replace(${plain}, '''(?:[^'']|'''')*''', '\\&:*${weight}', 'g'), '')::tsquery`;
 }
 
 /** SQL for the lexemes of the words in `param` (text[], sorted and distinct), as prefixTsQuerySql reads them. */
@@ -221,7 +222,7 @@ export function countQuery(search: LibrarySearch): Statement {
   const words = orderedTextWords(search);
   if (words) {
     return {
-      text: `SELECT (${textCounts(textConditions(sql, search, words)).total})::int AS n`,
+      text: `SELECT c.total AS n FROM (${textCounts(textConditions(sql, search, words))}) c`,
       params: sql.params,
     };
   }
@@ -380,23 +381,21 @@ function textConditions(sql: Sql, search: LibrarySearch, words: string): TextCon
 }
 
 /**
- * The exact number of matches and of name matches, as scalar SQL. For `q` alone with one lexeme (one word, a prefix
- * query), one row of library_search_prefixes; otherwise counted from `libraries` (linear in the matches). The
- * lexemes are constants when PostgreSQL plans the statement, so it drops the branch that is not taken.
+ * A row of the exact number of matches (`total`) and of name matches (`in_name`). For `q` alone with one lexeme (one
+ * word, a prefix query), one row of library_search_prefixes; otherwise counted from `libraries`, both in one scan
+ * (linear in the matches). The lexemes are constants when PostgreSQL plans the statement, so the branch not taken
+ * becomes a one-time filter that is false and reads nothing.
  */
-function textCounts(t: TextConditions): { total: string; inName: string } {
-  const counted = (condition: string) =>
-    `(SELECT count(*)::int FROM libraries l ${t.where} AND ${condition})`;
-  const total = counted(`l.search_vector @@ ${t.all}`);
-  const inName = counted(`${NAME_VECTOR} @@ ${t.all}`);
-  if (!t.textOnly) return { total, inName };
+function textCounts(t: TextConditions): string {
   const single = `cardinality(${t.lexemes}) = 1 AND char_length((${t.lexemes})[1]) <= ${SEARCH_PREFIX_MAX_CHARS}`;
-  const kept = (column: string) =>
-    `coalesce((SELECT s.${column} FROM library_search_prefixes s WHERE s.prefix = (${t.lexemes})[1]), 0)`;
-  return {
-    total: `CASE WHEN ${single} THEN ${kept('approved')} ELSE ${total} END`,
-    inName: `CASE WHEN ${single} THEN ${kept('in_name')} ELSE ${inName} END`,
-  };
+  const counted = `SELECT count(*) AS total, count(*) FILTER (WHERE l.search_vector @@ ${t.name}) AS in_name
+           FROM libraries l ${t.where} AND l.search_vector @@ ${t.all}`;
+  if (!t.textOnly) return `SELECT total::int, in_name::int FROM (${counted}) c`;
+  return `SELECT coalesce(sum(c.total), 0)::int AS total, coalesce(sum(c.in_name), 0)::int AS in_name FROM (
+           ${counted} AND NOT (${single})
+           UNION ALL
+           SELECT s.approved, s.in_name FROM library_search_prefixes s
+           WHERE ${single} AND s.prefix = (${t.lexemes})[1]) c`;
 }
 
 /**
@@ -419,7 +418,6 @@ function textPageQuery(
   const sql = new Sql();
   const selected = columns(sql);
   const t = textConditions(sql, search, words);
-  const { total, inName } = textCounts(t);
   const lim = `${sql.param(limit)}::int`;
   const off = `${sql.param(offset)}::int`;
   // A constant when PostgreSQL plans the statement, so it plans each part for that many rows.
@@ -453,8 +451,9 @@ function textPageQuery(
       rest('l.search_vector'),
     ),
   ].join('\n         UNION ALL\n         ');
-  const counts = `SELECT (${total})::int AS total, (${inName})::int AS in_name,
-         (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved`;
+  const counts = `SELECT c.total, c.in_name,
+         (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved
+       FROM (${textCounts(t)}) c`;
   const page = `SELECT ${selected} FROM (
          SELECT * FROM (
            ${parts}) u
