@@ -345,8 +345,9 @@ const NAME_VECTOR = `to_tsvector('simple', bookcase_unaccent(l.name::text))`;
 /**
  * How much more a page's candidate costs when the matches are collected through a GIN index (a heap row each, about
  * 30 µs cold at 1M) than when libraries_approved_created_search_idx is walked newest first (an index tuple each,
- * 1–2 µs). A part of a page is walked when the walk is expected to read fewer than this many times its matches:
- * `parts · RATIO ≥ (offset + limit) · approved / parts`, i.e. from about 1,000 matches of 900,000 for page 1.
+ * 1–2 µs). A part of `size` matches is walked when `RATIO · size² ≥ (offset + limit) · approved`: the walk reads
+ * about `(offset + limit) · approved / size` tuples, the collection `size` heap rows. For page 1 of 900,000 approved
+ * libraries that is from about 1,060 matches on.
  */
 const WALK_COST_RATIO = 16;
 
