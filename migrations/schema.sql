@@ -324,6 +324,73 @@ CREATE FUNCTION public.bookcase_map_y(lat double precision) RETURNS double preci
                          / (2 * pi()) $$;
 
 --
+-- Name: bookcase_search_prefixes(tsvector); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_prefixes(vector tsvector) RETURNS TABLE(prefix text, in_name boolean)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+        SELECT left(u.lexeme, n), bool_or('A' = ANY (u.weights))
+        FROM unnest(vector) u, generate_series(1, least(char_length(u.lexeme), 24)) n
+        GROUP BY 1
+      $$;
+
+--
+-- Name: bookcase_search_prefixes_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_prefixes_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO library_search_prefixes AS s (prefix, approved, in_name)
+          SELECT p.prefix, count(*), count(*) FILTER (WHERE p.in_name)
+          FROM new_rows n, bookcase_search_prefixes(n.search_vector) p WHERE n.status = 'approved'
+          GROUP BY 1 ORDER BY 1
+          ON CONFLICT (prefix) DO UPDATE
+            SET approved = s.approved + excluded.approved, in_name = s.in_name + excluded.in_name;
+        ELSE
+          INSERT INTO library_search_prefixes AS s (prefix, approved, in_name)
+          SELECT p.prefix, -count(*), -count(*) FILTER (WHERE p.in_name)
+          FROM old_rows o, bookcase_search_prefixes(o.search_vector) p WHERE o.status = 'approved'
+          GROUP BY 1 ORDER BY 1
+          ON CONFLICT (prefix) DO UPDATE
+            SET approved = s.approved + excluded.approved, in_name = s.in_name + excluded.in_name;
+        END IF;
+        RETURN NULL;
+      END
+      $$;
+
+--
+-- Name: bookcase_search_prefixes_update(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_prefixes_update() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      BEGIN
+        INSERT INTO library_search_prefixes AS s (prefix, approved, in_name)
+        SELECT p.prefix, sum(d.delta), coalesce(sum(d.delta) FILTER (WHERE p.in_name), 0)
+        FROM (
+          SELECT o.search_vector AS vector, -1 AS delta FROM old_rows o JOIN new_rows n ON n.id = o.id
+          WHERE o.status = 'approved'
+            AND (n.status <> 'approved' OR n.search_vector IS DISTINCT FROM o.search_vector)
+          UNION ALL
+          SELECT n.search_vector, 1 FROM old_rows o JOIN new_rows n ON n.id = o.id
+          WHERE n.status = 'approved'
+            AND (o.status <> 'approved' OR n.search_vector IS DISTINCT FROM o.search_vector)
+        ) d, bookcase_search_prefixes(d.vector) p
+        GROUP BY 1
+        HAVING sum(d.delta) <> 0 OR coalesce(sum(d.delta) FILTER (WHERE p.in_name), 0) <> 0
+        ORDER BY 1
+        ON CONFLICT (prefix) DO UPDATE
+          SET approved = s.approved + excluded.approved, in_name = s.in_name + excluded.in_name;
+        RETURN NULL;
+      END
+      $$;
+
+--
 -- Name: bookcase_unaccent(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -674,6 +741,16 @@ CREATE SEQUENCE public.library_photos_id_seq
 --
 
 ALTER SEQUENCE public.library_photos_id_seq OWNED BY public.library_photos.id;
+
+--
+-- Name: library_search_prefixes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_search_prefixes (
+    prefix text NOT NULL,
+    approved integer NOT NULL,
+    in_name integer NOT NULL
+);
 
 --
 -- Name: map_contribution_events; Type: TABLE; Schema: public; Owner: -
@@ -1262,6 +1339,13 @@ ALTER TABLE ONLY public.library_photos
     ADD CONSTRAINT library_photos_pkey PRIMARY KEY (id);
 
 --
+-- Name: library_search_prefixes library_search_prefixes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_search_prefixes
+    ADD CONSTRAINT library_search_prefixes_pkey PRIMARY KEY (prefix);
+
+--
 -- Name: map_contribution_events map_contribution_events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1434,10 +1518,22 @@ CREATE INDEX favourites_user_approved_idx ON public.favourites USING btree (user
 CREATE INDEX idempotency_keys_created_at_idx ON public.idempotency_keys USING btree (created_at);
 
 --
+-- Name: libraries_approved_created_search_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_created_search_idx ON public.libraries USING btree (created_at DESC, id DESC) INCLUDE (search_vector) WHERE ((status)::text = 'approved'::text);
+
+--
 -- Name: libraries_approved_id_idx; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX libraries_approved_id_idx ON public.libraries USING btree (id) WHERE ((status)::text = 'approved'::text);
+
+--
+-- Name: libraries_approved_name_vector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_name_vector_idx ON public.libraries USING gin (to_tsvector('simple'::regconfig, public.bookcase_unaccent((name)::text))) WHERE ((status)::text = 'approved'::text);
 
 --
 -- Name: libraries_approved_point_idx; Type: INDEX; Schema: public; Owner: -
@@ -1780,6 +1876,24 @@ CREATE TRIGGER libraries_map_cells_insert AFTER INSERT ON public.libraries REFER
 --
 
 CREATE TRIGGER libraries_map_cells_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_map_cells_sync();
+
+--
+-- Name: libraries libraries_search_prefixes_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_prefixes_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_prefixes_sync();
+
+--
+-- Name: libraries libraries_search_prefixes_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_prefixes_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_prefixes_sync();
+
+--
+-- Name: libraries libraries_search_prefixes_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_prefixes_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_prefixes_update();
 
 --
 -- Name: libraries libraries_status_favourites; Type: TRIGGER; Schema: public; Owner: -

@@ -104,6 +104,68 @@ describe('list-query', () => {
     }
   });
 
+  describe('q', () => {
+    it('counts a list of q alone from library_search_prefixes when the words make one lexeme', () => {
+      for (const statement of [
+        countQuery({ q: 'Bücher' }),
+        countAndPageQuery({ q: 'Bücher' }, null, 20, 0),
+      ]) {
+        expectConsistent(statement);
+        expect(statement.text).toContain(
+          'SELECT s.approved, s.in_name FROM library_search_prefixes s',
+        );
+        // The count from `libraries` is the other branch: several lexemes, or one longer than the prefixes kept.
+        expect(statement.text).toMatch(
+          /AND NOT \(cardinality\(.*\) = 1 AND char_length\(.*\) <= 24\)/,
+        );
+        expect(statement.text).toMatch(
+          /WHERE cardinality\(.*\) = 1 AND char_length\(.*\) <= 24 AND s\.prefix = /,
+        );
+      }
+      for (const search of [
+        { q: 'bücher', country: 'DE' },
+        { q: 'bücher', city: 'Köln' },
+        { q: 'bücher', hasPhoto: false },
+      ]) {
+        expect(countQuery(search).text).not.toContain('library_search_prefixes');
+        expect(countQuery(search).text).toMatch(
+          /SELECT count\(\*\) AS total, count\(\*\) FILTER \(WHERE l\.search_vector @@ .*\) AS in_name\s+FROM libraries l WHERE/,
+        );
+      }
+    });
+
+    it('orders name matches first, then newest first, without ranking every match', () => {
+      const { text } = countAndPageQuery({ q: 'buch' }, null, 20, 40);
+      expect(text).not.toContain('ts_rank');
+      expect(text).toContain('ORDER BY m.part, m.created_at DESC, m.id DESC');
+      // Each part reads at most offset + limit rows, walked newest first or collected and sorted, and not at all
+      // when it is empty or past the page (one-time filters on the counts).
+      expect(text).toContain('WITH t AS MATERIALIZED');
+      expect(
+        text.match(/ORDER BY l\.created_at DESC, l\.id DESC LIMIT \(\$\d+::int \+ \$\d+::int\)/g),
+      ).toHaveLength(2);
+      expect(
+        text.match(/ORDER BY c\.created_at DESC, c\.id DESC LIMIT \(\$\d+::int \+ \$\d+::int\)/g),
+      ).toHaveLength(2);
+      expect(text).toContain('t.in_name > 0 AND 16 * (t.in_name)::float8');
+      expect(text).toContain('t.total > t.in_name AND t.in_name < (');
+      expect(text).toMatch(
+        /ORDER BY u\.part, u\.created_at DESC, u\.id DESC LIMIT \$\d+::int OFFSET \$\d+::int/,
+      );
+      expect(text).toContain(`'\\&:*A', 'g')`);
+      expect(text).toContain("to_tsvector('simple', bookcase_unaccent(l.name::text)) @@");
+    });
+
+    it('keeps the distance order of q with proximity, and the substring order of search', () => {
+      expect(
+        countAndPageQuery({ q: 'buch', near: { lat: 1, lng: 1 } }, null, 20, 0).text,
+      ).toContain('ORDER BY l.location <->');
+      const search = countAndPageQuery({ q: 'buch', search: 'x' }, null, 20, 0).text;
+      expect(search).not.toContain('library_search_prefixes');
+      expect(search).toContain('l.search_text LIKE');
+    });
+  });
+
   it('upper-cases the country for the aggregate and for the rows alike', () => {
     expect(countQuery({ country: 'de' }).params).toEqual(['DE']);
     expect(pageQuery({ country: 'de' }, null, 20, 0).params[0]).toBe('DE');
@@ -126,9 +188,13 @@ describe('list-query', () => {
   });
 
   it('page ids and rows by id', () => {
-    const ids = pageIdsQuery({ q: 'buch' }, 20, 0);
+    const ids = pageIdsQuery({ search: 'buch' }, 20, 0);
     expectConsistent(ids);
     expect(ids.text).toMatch(/^SELECT l\.id FROM libraries l/);
+    const textIds = pageIdsQuery({ q: 'buch' }, 20, 0);
+    expectConsistent(textIds);
+    expect(textIds.text).toMatch(/CROSS JOIN LATERAL \(SELECT l\.id FROM \(/);
+    expect(textIds.text).not.toContain('l.slug');
     const rows = byIdsQuery([3, 1, 2], 9);
     expectConsistent(rows);
     expect(rows.params).toEqual([9, [3, 1, 2]]);

@@ -56,14 +56,21 @@ export function searchWords(text: string): string | null {
 }
 
 /**
- * SQL for the prefix tsquery (`'w1':* & 'w2':*`) of the words in `param`. The words are accent-folded and parsed by
- * the same parser as the documents, and every lexeme is quoted: folding can turn letters into tsquery syntax
- * (ʼ → ', ŉ → 'n, ː → :), which must never reach to_tsquery unquoted. NULL (matching nothing) when no lexeme is left.
+ * SQL for the prefix tsquery (`'w1':* & 'w2':*`) of the words in `param`; with weight `A`, of those words in the name
+ * (`'w1':*A & 'w2':*A`). The words are accent-folded and parsed as plain text by the documents' parser
+ * (plainto_tsquery: never as query syntax, which folding can produce: ʼ → ', ŉ → 'n, ː → :); its canonical output
+ * quotes every lexeme, and each quoted lexeme gets `:*`. NULL (matching nothing) when no lexeme is left. Every
+ * function here is immutable, so PostgreSQL computes the query once, when it plans the statement (with the stable
+ * array_to_string it was computed again for every row a filter read: most of a walk's CPU).
  */
-export function prefixTsQuerySql(param: string): string {
-  const lexemes = `nullif(array_to_string(tsvector_to_array(to_tsvector('simple', bookcase_unaccent(${param}))), E'\\x01'), '')`;
-  const escaped = `replace(replace(${lexemes}, '\\', '\\\\'), '''', '''''')`;
-  return `to_tsquery('simple', '''' || replace(${escaped}, E'\\x01', ''':* & ''') || ''':*')`;
+export function prefixTsQuerySql(param: string, weight: '' | 'A' = ''): string {
+  const plain = `plainto_tsquery('simple', bookcase_unaccent(${param}))::text`;
+  return `nullif(regexp_replace(${plain}, '''(?:[^'']|'''')*''', '\\&:*${weight}', 'g'), '')::tsquery`;
+}
+
+/** SQL for the lexemes of the words in `param` (text[], sorted and distinct), as prefixTsQuerySql reads them. */
+function queryLexemesSql(param: string): string {
+  return `tsvector_to_array(to_tsvector('simple', bookcase_unaccent(${param})))`;
 }
 
 export const LIBRARY_COLUMNS = `
@@ -148,7 +155,7 @@ export function worthPreparing(search: LibrarySearch): boolean {
 }
 
 /**
- * Adds the WHERE conditions of a public list to `sql` and returns its ORDER BY (and, for a text search, the rank
+ * Adds the WHERE conditions of a public list to `sql` and returns its ORDER BY (and, for a substring search, the rank
  * expression). Parameters are created only for the clauses that use them: PostgreSQL refuses a statement with a
  * parameter it never sees (the count has no ORDER BY).
  */
@@ -176,13 +183,9 @@ export function addListConditions(
     rank = `(lower(bookcase_unaccent(l.name)) LIKE ${pattern})`;
     order = `${rank} DESC, ${order}`;
   } else if (search.q) {
+    // Only the condition: a `q` list is ordered by textPageQuery, or by distance.
     const words = searchWords(search.q);
-    if (words) {
-      const tsquery = prefixTsQuerySql(sql.param(words));
-      sql.and(`l.search_vector @@ ${tsquery}`);
-      rank = `ts_rank(l.search_vector, ${tsquery})`;
-      order = `${rank} DESC, ${order}`;
-    }
+    if (words) sql.and(`l.search_vector @@ ${prefixTsQuerySql(sql.param(words))}`);
   }
   if (search.near && (ordered || search.near.radiusMeters !== undefined)) {
     const point = `ST_SetSRID(ST_MakePoint(${sql.param(search.near.lng)}, ${sql.param(search.near.lat)}), 4326)::geography`;
@@ -216,6 +219,13 @@ export function countQuery(search: LibrarySearch): Statement {
     return { text: `SELECT ${aggregateCount(sql, search)} AS n`, params: sql.params };
   }
   const sql = new Sql();
+  const words = orderedTextWords(search);
+  if (words) {
+    return {
+      text: `SELECT c.total AS n FROM (${textCounts(textConditions(sql, search, words))}) c`,
+      params: sql.params,
+    };
+  }
   addListConditions(sql, search, 'count');
   return {
     text: `SELECT count(*)::int AS n FROM libraries l ${sql.whereClause()}`,
@@ -229,6 +239,8 @@ function selectPage(
   offset: number,
   columns: (sql: Sql) => string,
 ): Statement {
+  const words = orderedTextWords(search);
+  if (words) return textPageQuery(search, words, limit, offset, columns, false);
   const sql = new Sql();
   const { order } = addListConditions(sql, search, 'page');
   const selected = columns(sql);
@@ -277,11 +289,14 @@ export function countAndPageQuery(
   limit: number,
   offset: number,
 ): Statement {
+  const listColumns = (sql: Sql) => [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
+  const words = orderedTextWords(search);
+  if (words) return textPageQuery(search, words, limit, offset, listColumns, true);
   const sql = new Sql();
   const { order, rank } = addListConditions(sql, search, 'page');
-  const columns = [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
+  const columns = listColumns(sql);
   if (rank !== undefined) {
-    // A text search: the matches are found and ranked once, and counted and paged from there; only the page's
+    // A substring search: the matches are found and ranked once, and counted and paged from there; only the page's
     // rows are read in full. Finding them twice (count and page) and computing every column of every match
     // before the sort cost PostgreSQL about twice as much (search=1043: 0.45 instead of 0.8 ms, planning
     // 0.25 instead of 0.4 ms).
@@ -314,6 +329,140 @@ export function countAndPageQuery(
        LEFT JOIN LATERAL (SELECT ${columns} FROM libraries l ${sql.whereClause()}
          ORDER BY ${order} LIMIT least(${limitParam}::int, greatest(t.total - ${offsetParam}::int, 0))
          OFFSET ${offsetParam}) p ON true`,
+    params: sql.params,
+  };
+}
+
+/**
+ * Word prefixes `library_search_prefixes` counts (its migration's `bookcase_search_prefixes`): 1 to this many
+ * characters of every lexeme. A word longer than this is counted from `libraries`.
+ */
+export const SEARCH_PREFIX_MAX_CHARS = 24;
+
+/** The name's own vector, exactly as libraries_approved_name_vector_idx indexes it. */
+const NAME_VECTOR = `to_tsvector('simple', bookcase_unaccent(l.name::text))`;
+
+/**
+ * How much more a page's candidate costs when the matches are collected through a GIN index (a heap row each, about
+ * 30 µs cold at 1M) than when libraries_approved_created_search_idx is walked newest first (an index tuple each,
+ * 1–2 µs). A part of `size` matches is walked when `RATIO · size² ≥ (offset + limit) · approved`: the walk reads
+ * about `(offset + limit) · approved / size` tuples, the collection `size` heap rows. For page 1 of 900,000 approved
+ * libraries that is from about 1,060 matches on.
+ */
+const WALK_COST_RATIO = 16;
+
+/** The words of a `q` list ordered by text (not by distance, and not a `search`); null for other lists. */
+function orderedTextWords(search: LibrarySearch): string | null {
+  if (search.near || search.search || !search.q) return null;
+  return searchWords(search.q);
+}
+
+interface TextConditions {
+  /** The list's other filters, `WHERE l.status = 'approved' AND …`. */
+  where: string;
+  /** Whether `q` is the only filter (its counts can then come from library_search_prefixes). */
+  textOnly: boolean;
+  lexemes: string;
+  /** The tsquery of all matches, and of the matches whose name holds every word. */
+  all: string;
+  name: string;
+}
+
+function textConditions(sql: Sql, search: LibrarySearch, words: string): TextConditions {
+  const base = new Sql(sql.params);
+  addListConditions(base, { ...search, q: undefined }, 'count');
+  const param = sql.param(words);
+  return {
+    where: base.whereClause(),
+    textOnly: base.where.length === 1,
+    lexemes: queryLexemesSql(param),
+    all: prefixTsQuerySql(param),
+    name: prefixTsQuerySql(param, 'A'),
+  };
+}
+
+/**
+ * A row of the exact number of matches (`total`) and of name matches (`in_name`). For `q` alone with one lexeme (one
+ * word, a prefix query), one row of library_search_prefixes; otherwise counted from `libraries`, both in one scan
+ * (linear in the matches). The lexemes are constants when PostgreSQL plans the statement, so the branch not taken
+ * becomes a one-time filter that is false and reads nothing.
+ */
+function textCounts(t: TextConditions): string {
+  const single = `cardinality(${t.lexemes}) = 1 AND char_length((${t.lexemes})[1]) <= ${SEARCH_PREFIX_MAX_CHARS}`;
+  const counted = `SELECT count(*) AS total, count(*) FILTER (WHERE l.search_vector @@ ${t.name}) AS in_name
+           FROM libraries l ${t.where} AND l.search_vector @@ ${t.all}`;
+  if (!t.textOnly) return `SELECT total::int, in_name::int FROM (${counted}) c`;
+  return `SELECT coalesce(sum(c.total), 0)::int AS total, coalesce(sum(c.in_name), 0)::int AS in_name FROM (
+           ${counted} AND NOT (${single})
+           UNION ALL
+           SELECT s.approved, s.in_name FROM library_search_prefixes s
+           WHERE ${single} AND s.prefix = (${t.lexemes})[1]) c`;
+}
+
+/**
+ * A page of a `q` list: the libraries whose name holds every word first, then the others, newest first within each
+ * (decisions: "ranked name above description"). The counts come first (`t`, materialised: computed once); each part
+ * then reads at most its first `offset + limit` rows, not at all when it is empty or lies past the page (a one-time
+ * filter on `t`), in one of two ways chosen by its exact size: walking libraries_approved_created_search_idx newest
+ * first and stopping after the page (many matches: index tuples only), or collecting its matches through a GIN index
+ * and sorting them (few matches: a heap row each). Ranking every match with ts_rank read each match's heap row (at
+ * 1M, `books`: 4 s cold).
+ */
+function textPageQuery(
+  search: LibrarySearch,
+  words: string,
+  limit: number,
+  offset: number,
+  columns: (sql: Sql) => string,
+  withTotal: boolean,
+): Statement {
+  const sql = new Sql();
+  const selected = columns(sql);
+  const t = textConditions(sql, search, words);
+  const lim = `${sql.param(limit)}::int`;
+  const off = `${sql.param(offset)}::int`;
+  // A constant when PostgreSQL plans the statement, so it plans each part for that many rows.
+  const reach = `(${off} + ${lim})`;
+  const part = (n: number, size: string, needed: string, walked: string, collected: string) => {
+    const walk = `${WALK_COST_RATIO} * (${size})::float8 * (${size}) >= ${reach}::float8 * t.approved`;
+    return `(SELECT ${n} AS part, l.id, l.created_at FROM libraries l ${t.where} AND ${walked} AND ${needed} AND ${walk}
+           ORDER BY l.created_at DESC, l.id DESC LIMIT ${reach})
+         UNION ALL
+         (SELECT ${n}, c.id, c.created_at FROM (
+             SELECT l.id, l.created_at FROM libraries l ${t.where} AND ${collected} AND ${needed} AND NOT ${walk}
+             OFFSET 0) c
+           ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
+  };
+  // `coalesce` hides the column from the GIN index, so a walked part is walked, whatever PostgreSQL estimates.
+  const walkedVector = `coalesce(l.search_vector, ''::tsvector)`;
+  const rest = (vector: string) => `${vector} @@ ${t.all} AND NOT ${vector} @@ ${t.name}`;
+  const parts = [
+    part(
+      1,
+      't.in_name',
+      't.in_name > 0',
+      `${walkedVector} @@ ${t.name}`,
+      `${NAME_VECTOR} @@ ${t.all}`,
+    ),
+    part(
+      2,
+      't.total - t.in_name',
+      `t.total > t.in_name AND t.in_name < ${reach}`,
+      rest(walkedVector),
+      rest('l.search_vector'),
+    ),
+  ].join('\n         UNION ALL\n         ');
+  const counts = `SELECT c.total, c.in_name,
+         (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved
+       FROM (${textCounts(t)}) c`;
+  const page = `SELECT ${selected} FROM (
+         SELECT * FROM (
+           ${parts}) u
+         ORDER BY u.part, u.created_at DESC, u.id DESC LIMIT ${lim} OFFSET ${off}) m
+       JOIN libraries l ON l.id = m.id ORDER BY m.part, m.created_at DESC, m.id DESC`;
+  return {
+    text: `WITH t AS MATERIALIZED (${counts})
+       ${withTotal ? `SELECT t.total, p.* FROM t LEFT JOIN LATERAL (${page}) p ON true` : `SELECT p.* FROM t CROSS JOIN LATERAL (${page}) p`}`,
     params: sql.params,
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The list's statements, exactly as list-query.ts builds them for ApprovedListRepository, use their indexes: proximity the GiST index
- * on location, `q` the GIN index on the tsvector, `search` the trigram index on search_text. A few thousand rows
+ * on location, `q` library_search_prefixes for its counts and the newest-first index with the tsvector or the name's GIN
+ * index for its page, `search` the trigram index on search_text. A few thousand rows
  * (generate_series) and VACUUM ANALYZE make the planner choose honestly; sequential scans are NOT disabled.
  */
 import request from 'supertest';
@@ -18,7 +19,22 @@ const ROWS = 6000;
 interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
+  'Relation Name'?: string;
+  'Actual Loops'?: number;
   Plans?: PlanNode[];
+}
+
+function nodesOf(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+}
+
+function relationsOf(plan: PlanNode): string[] {
+  return nodesOf(plan).flatMap((node) => (node['Relation Name'] ? [node['Relation Name']] : []));
+}
+
+/** The nodes of an analysed plan that ran at least once. */
+function executed(plan: PlanNode): PlanNode[] {
+  return nodesOf(plan).filter((node) => (node['Actual Loops'] ?? 0) > 0);
 }
 
 function indexesOf(plan: PlanNode): string[] {
@@ -62,15 +78,21 @@ describe('query plans of the library list', () => {
     });
   });
 
-  async function explain(statement: { text: string; params: unknown[] }): Promise<PlanNode> {
+  async function explain(
+    statement: { text: string; params: unknown[] },
+    options = 'FORMAT JSON',
+  ): Promise<PlanNode> {
     return withClient(db.url, async (client) => {
       const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-        `EXPLAIN (FORMAT JSON) ${statement.text}`,
+        `EXPLAIN (${options}) ${statement.text}`,
         statement.params,
       );
       return rows[0]['QUERY PLAN'][0].Plan;
     });
   }
+
+  const analyze = (statement: { text: string; params: unknown[] }) =>
+    explain(statement, 'ANALYZE, FORMAT JSON');
 
   const page = (search: LibrarySearch) => explain(pageQuery(search, null, 20, 0));
   const count = (search: LibrarySearch) => explain(countQuery(search));
@@ -103,11 +125,43 @@ describe('query plans of the library list', () => {
     expect(indexesOf(plan)).toContain('libraries_location_idx');
   });
 
-  it('q uses libraries_search_vector_idx for the page and the count', async () => {
-    for (const plan of [await page({ q: 'zauberschrank' }), await count({ q: 'Zauberschrank' })]) {
-      expect(indexesOf(plan)).toContain('libraries_search_vector_idx');
-      expect(nodeTypes(plan)).not.toContain('Seq Scan');
+  it('q of one word is counted from library_search_prefixes alone, of several words through libraries_search_vector_idx', async () => {
+    const one = await count({ q: 'Zauberschrank' });
+    expect(indexesOf(one)).toEqual(['library_search_prefixes_pkey']);
+    expect(relationsOf(one)).toEqual(['library_search_prefixes']);
+    const several = await count({ q: 'zauberschrank bookcase' });
+    expect(indexesOf(several)).toContain('libraries_search_vector_idx');
+    expect(nodeTypes(several)).not.toContain('Seq Scan');
+  });
+
+  it('the page of q walks libraries_approved_created_search_idx for a common word and collects a rare one through a GIN index', async () => {
+    // Nodes that ran: the parts not taken are planned but never executed.
+    const ran = async (search: LibrarySearch) =>
+      executed(await analyze(countAndPageQuery(search, null, 20, 0)));
+    for (const q of ['bookcase', 'poetry']) {
+      const nodes = await ran({ q });
+      expect([
+        q,
+        nodes
+          .filter((node) => node['Index Name'] === 'libraries_approved_created_search_idx')
+          .map((node) => node['Node Type']),
+      ]).toEqual([q, ['Index Only Scan']]);
+      expect(
+        nodes.filter(
+          (node) => node['Relation Name'] === 'libraries' && node['Node Type'] === 'Seq Scan',
+        ),
+      ).toEqual([]);
     }
+    const rare = await ran({ q: 'zauberschrank' });
+    expect(rare.map((node) => node['Index Name'])).toContain('libraries_approved_name_vector_idx');
+    expect(rare.map((node) => node['Index Name'])).not.toContain(
+      'libraries_approved_created_search_idx',
+    );
+    expect(
+      rare.filter(
+        (node) => node['Relation Name'] === 'libraries' && node['Node Type'] === 'Seq Scan',
+      ),
+    ).toEqual([]);
   });
 
   it('search uses libraries_search_text_trgm_idx for the page and the count', async () => {
@@ -117,12 +171,12 @@ describe('query plans of the library list', () => {
     }
   });
 
-  it('a text search finds its matches once for the count and the page', async () => {
-    for (const search of [{ search: 'quokka' }, { q: 'zauberschrank' }] as LibrarySearch[]) {
+  it('a substring search finds its matches once for the count and the page', async () => {
+    for (const search of [{ search: 'quokka' }] as LibrarySearch[]) {
       const plan = await explain(countAndPageQuery(search, null, 20, 0));
       const matchIndexes = indexesOf(plan).filter((name) => name !== 'libraries_pkey');
       expect(matchIndexes).toHaveLength(1);
-      expect(matchIndexes[0]).toMatch(/^libraries_search_(text_trgm|vector)_idx$/);
+      expect(matchIndexes[0]).toBe('libraries_search_text_trgm_idx');
       expect(nodeTypes(plan)).not.toContain('Seq Scan');
     }
   });

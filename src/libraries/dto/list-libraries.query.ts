@@ -34,7 +34,10 @@ class NeedsLocation implements ValidatorConstraintInterface {
 }
 
 export class ListLibrariesQueryDto extends PaginationQueryDto {
-  /** Full-text search over name then description (accent- and case-insensitive), best matches first. */
+  /**
+   * Full-text search over name and description (accent- and case-insensitive; every word must match, as a word
+   * prefix). Libraries whose name holds every word come first, then the others; newest first within each.
+   */
   @IsOptional()
   @Trim()
   @IsString()
