@@ -20,11 +20,8 @@ import { AUDIT_KINDS, type AuditKind } from '../../moderation-audit/dto/moderati
 import { ModerationAuditService } from '../../moderation-audit/moderation-audit.service.js';
 import { RateLimit } from '../../common/rate-limit/rate-limit.decorator.js';
 import type { VerifiedValues } from '../domain/types.js';
-import {
-  CONTRIBUTION_STATUSES,
-  ResolveDto,
-  VerifiedQueryDto,
-} from '../dto/map-contribution.dto.js';
+import { CONTRIBUTION_STATUSES } from '../domain/state-machine.js';
+import { ResolveDto, VerifiedQueryDto } from '../dto/map-contribution.dto.js';
 import { ContributionRecordsService } from '../contribution-records.service.js';
 import { DuplicateCheckService } from '../duplicate-check.service.js';
 import { PermissionWithdrawalService } from '../permission-withdrawal.service.js';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { BLOCKER_ORDER, evaluateEligibility, isEligible } from './eligibility.js';
+import { CONTRIBUTION_STATUSES } from './state-machine.js';
 import type { BlockerCode, ContributionFacts, LibraryFacts, WriteGates } from './types.js';
 
 const NOW = new Date('2026-06-15T12:00:00.000Z');
@@ -282,15 +283,7 @@ describe('evaluateEligibility', () => {
       hasPendingPhoto: fc.boolean(),
     });
     const arbitraryContribution = fc.record({
-      status: fc.constantFrom(
-        'unchecked',
-        'no_match',
-        'possible_duplicate',
-        'already_present',
-        'submitting',
-        'contributed',
-        'failed' as const,
-      ),
+      status: fc.constantFrom(...CONTRIBUTION_STATUSES),
       checkedAt: fc.option(fc.integer({ min: -2000, max: 2000 }).map(secondsAgo), { nil: null }),
       lastCheckFailed: fc.boolean(),
       elementType: fc.constantFrom(null, 'node' as const),

@@ -1,4 +1,5 @@
 import { BLOCKER_ORDER } from '../domain/eligibility.js';
+import { CONTRIBUTION_STATUSES } from '../domain/state-machine.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -20,16 +21,6 @@ import {
 import { PaginationMeta, PaginationQueryDto } from '../../common/pagination/pagination.js';
 import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
 import { ToBoolean, ToInt, Trim } from '../../common/validation/transforms.js';
-
-export const CONTRIBUTION_STATUSES = [
-  'unchecked',
-  'no_match',
-  'possible_duplicate',
-  'already_present',
-  'submitting',
-  'contributed',
-  'failed',
-] as const;
 
 export class ContributionListQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ enum: CONTRIBUTION_STATUSES })
