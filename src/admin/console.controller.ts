@@ -18,7 +18,7 @@ import { Public } from '../common/auth/public.decorator.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { FormBody } from '../common/validation/form-body.decorator.js';
 import { AppConfig } from '../config/app-config.js';
-import { SUBMISSION_PHOTO_UPLOAD } from '../libraries/libraries.controller.js';
+import { SUBMISSION_PHOTO_UPLOAD } from '../common/media/photo-upload.interceptor.js';
 import type { UploadedPhoto } from '../libraries/libraries.service.js';
 import {
   IdParamDto,

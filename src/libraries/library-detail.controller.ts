@@ -7,7 +7,7 @@ import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { FormBody } from '../common/validation/form-body.decorator.js';
 import { LibraryDetailResponse, OwnerLibraryResponse } from './dto/library.response.js';
 import { UpdateLibraryDto, UpdateLibraryForm } from './dto/update-library.dto.js';
-import { SUBMISSION_PHOTO_UPLOAD } from './libraries.controller.js';
+import { SUBMISSION_PHOTO_UPLOAD } from '../common/media/photo-upload.interceptor.js';
 import { LibrariesService, type UploadedPhoto } from './libraries.service.js';
 
 /**

@@ -26,7 +26,7 @@ import { CurrentUser, StaffOnly } from '../common/auth/auth.decorators.js';
 import type { Page } from '../common/pagination/pagination.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { BodyOrForm } from '../common/validation/form-body.decorator.js';
-import { SUBMISSION_PHOTO_UPLOAD } from '../libraries/libraries.controller.js';
+import { SUBMISSION_PHOTO_UPLOAD } from '../common/media/photo-upload.interceptor.js';
 import type { UploadedPhoto } from '../libraries/libraries.service.js';
 import {
   AuditActorResponse,
