@@ -26,11 +26,11 @@ export class EnrichmentWorker extends PollingWorker {
     private readonly media: MediaStorage,
     @Inject(ENRICHMENT_OPTIONS) private readonly options: EnrichmentOptions,
   ) {
-    super(options.pollIntervalMs, 'enrichment poll failed');
+    super(options, 'enrichment poll failed');
   }
 
-  protected shouldPoll(): boolean {
-    return this.config.ai !== null && this.options.autoStart;
+  protected configured(): boolean {
+    return this.config.ai !== null;
   }
 
   /** An AI call in flight ends now instead of at its timeout. */

@@ -30,11 +30,11 @@ export class ExportJob extends PollingWorker {
     private readonly exports: ExportService,
     @Inject(EXPORT_OPTIONS) private readonly options: ExportOptions,
   ) {
-    super(options.pollIntervalMs, 'export run failed');
+    super(options, 'export run failed');
   }
 
-  protected shouldPoll(): boolean {
-    return this.config.openDataExport.intervalSeconds !== null && this.options.autoStart;
+  protected configured(): boolean {
+    return this.config.openDataExport.intervalSeconds !== null;
   }
 
   /** The scheduled path: runs the export when it is due and no other instance is running it; null otherwise. */

@@ -48,7 +48,10 @@ export class NotificationsWorker extends PollingWorker {
     private readonly apns: ApnsClient,
     @Inject(NOTIFICATIONS_OPTIONS) private readonly options: NotificationsOptions,
   ) {
-    super(config.notifications.pollIntervalMs ?? 0, 'notification poll failed');
+    super(
+      { pollIntervalMs: config.notifications.pollIntervalMs ?? 0, autoStart: options.autoStart },
+      'notification poll failed',
+    );
   }
 
   /** A kind whose mail needs data made at send time (the password reset link). */
@@ -56,8 +59,8 @@ export class NotificationsWorker extends PollingWorker {
     this.preparers.set(kind, preparer);
   }
 
-  protected shouldPoll(): boolean {
-    return this.config.notifications.pollIntervalMs !== null && this.options.autoStart;
+  protected configured(): boolean {
+    return this.config.notifications.pollIntervalMs !== null;
   }
 
   protected override beforeStop(): void {

@@ -2,19 +2,24 @@ import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nest
 import { PollLoop } from './poll-loop.js';
 
 /**
- * The Nest side of a durable job's background loop: polls from application bootstrap when `shouldPoll()` says so,
- * and on shutdown calls `beforeStop()` (e.g. to abort calls in flight) and waits for the runs in flight. A subclass
+ * The Nest side of a durable job's background loop: polls from application bootstrap when the options' `autoStart`
+ * and the worker's `configured()` say so, and on shutdown calls `beforeStop()` (e.g. to abort calls in flight) and waits for the runs in flight. A subclass
  * says what one run does (`runOnce`, which tests also call by hand) and passes work started by hand through
  * `track` so that shutdown waits for it too.
  */
 export abstract class PollingWorker implements OnApplicationBootstrap, OnModuleDestroy {
   protected readonly logger = new Logger(this.constructor.name);
   private readonly loop: PollLoop;
+  private readonly autoStart: boolean;
 
   /** `failure` prefixes the log line of a run that threw. */
-  protected constructor(intervalMs: number, failure: string) {
+  protected constructor(
+    options: Pick<PollingOptions, 'pollIntervalMs' | 'autoStart'>,
+    failure: string,
+  ) {
+    this.autoStart = options.autoStart;
     this.loop = new PollLoop(
-      intervalMs,
+      options.pollIntervalMs,
       () => this.runOnce(),
       (error) => this.logger.error(`${failure}: ${(error as Error).message}`),
     );
@@ -22,12 +27,13 @@ export abstract class PollingWorker implements OnApplicationBootstrap, OnModuleD
 
   abstract runOnce(): Promise<unknown>;
 
-  protected abstract shouldPoll(): boolean;
+  /** Whether the feature this worker serves is configured (else it never polls). */
+  protected abstract configured(): boolean;
 
   protected beforeStop(): void {}
 
   onApplicationBootstrap(): void {
-    if (this.shouldPoll()) this.loop.start();
+    if (this.autoStart && this.configured()) this.loop.start();
   }
 
   async onModuleDestroy(): Promise<void> {
