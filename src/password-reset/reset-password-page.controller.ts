@@ -1,18 +1,6 @@
-import {
-  Body,
-  Catch,
-  Controller,
-  Get,
-  Post,
-  Query,
-  Req,
-  Res,
-  UseFilters,
-  type ArgumentsHost,
-} from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Catch, Get, Post, Query, Req, Res, type ArgumentsHost } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { Public } from '../common/auth/public.decorator.js';
+import { HtmlPages } from '../common/http/html-pages.decorator.js';
 import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { RefusedError } from '../common/errors/domain-errors.js';
@@ -51,10 +39,7 @@ export class ResetPageExceptionFilter extends AllExceptionsFilter {
  * The page the reset mail links to: `GET /reset-password?token=…` shows the form (or why the link cannot be used),
  * `POST /reset-password` sets the password through the same service as the API's confirm.
  */
-@ApiExcludeController()
-@Public()
-@UseFilters(ResetPageExceptionFilter)
-@Controller('reset-password')
+@HtmlPages('reset-password', ResetPageExceptionFilter)
 export class ResetPasswordPageController {
   constructor(
     private readonly reset: PasswordResetService,
