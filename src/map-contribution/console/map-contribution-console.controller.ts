@@ -10,9 +10,8 @@ import { StaffConsole } from '../../admin/staff-console.decorator.js';
 import { AUDIT_KINDS, type AuditKind } from '../../moderation-audit/dto/moderation-audit.dto.js';
 import { ModerationAuditService } from '../../moderation-audit/moderation-audit.service.js';
 import { RateLimit } from '../../common/rate-limit/rate-limit.decorator.js';
-import type { VerifiedValues } from '../domain/types.js';
 import { CONTRIBUTION_STATUSES } from '../domain/state-machine.js';
-import { ResolveDto, VerifiedQueryDto } from '../dto/map-contribution.dto.js';
+import { ResolveDto, VerifiedQueryDto, verifiedValues } from '../dto/map-contribution.dto.js';
 import { ContributionRecordsService } from '../contribution-records.service.js';
 import { DuplicateCheckService } from '../duplicate-check.service.js';
 import { PermissionWithdrawalService } from '../permission-withdrawal.service.js';
@@ -27,13 +26,6 @@ import {
   ConsoleWithdrawDto,
   MAP_CONTRIBUTION_KIND,
 } from './console.dto.js';
-
-const verifiedOf = (query: VerifiedQueryDto): VerifiedValues => ({
-  name: query.verified_name ?? false,
-  brand: query.verified_brand ?? false,
-  operator: query.verified_operator ?? false,
-  website: query.verified_website ?? false,
-});
 
 const RESOLVED: Record<ResolveDto['outcome'], string> = {
   same_feature: 'Resolved as the same feature: the existing element is linked, nothing is created.',
@@ -82,7 +74,7 @@ export class MapContributionConsoleController {
     @Res() res: Response,
     @Query() query: ConsoleBatchQueryDto,
   ): Promise<void> {
-    const verified = verifiedOf(query);
+    const verified = verifiedValues(query);
     const items = [];
     for (const slug of query.slugs) {
       const [record, { preview, confirmBlockers }] = await Promise.all([
@@ -111,7 +103,11 @@ export class MapContributionConsoleController {
     @Res() res: Response,
     @Body() form: ConsoleBatchConfirmDto,
   ): Promise<void> {
-    const result = await this.saga.batchConfirm(form.slugs, consoleActor(req), verifiedOf(form));
+    const result = await this.saga.batchConfirm(
+      form.slugs,
+      consoleActor(req),
+      verifiedValues(form),
+    );
     const items = result.batches.flatMap((batch) =>
       batch.items.map((item) => ({ ...item, changeset: batch.changeset_id })),
     );
@@ -249,7 +245,7 @@ export class MapContributionConsoleController {
     @Param('slug') slug: string,
     @Body() form: ConsoleConfirmDto,
   ): Promise<void> {
-    const record = await this.saga.confirm(slug, consoleActor(req), verifiedOf(form));
+    const record = await this.saga.confirm(slug, consoleActor(req), verifiedValues(form));
     const written = record.status === 'contributed' && record.mapdb_element_id !== null;
     this.pages.redirect(
       req,
@@ -306,7 +302,7 @@ export class MapContributionConsoleController {
     view: 'preview' | 'confirm',
     heading: string,
   ): Promise<void> {
-    const verified = verifiedOf(query);
+    const verified = verifiedValues(query);
     const [record, { preview, confirmBlockers }] = await Promise.all([
       this.records.detail(slug),
       this.records.dryRun(slug, verified),

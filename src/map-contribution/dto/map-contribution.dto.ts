@@ -1,5 +1,6 @@
 import { BLOCKER_ORDER } from '../domain/eligibility.js';
 import { CONTRIBUTION_STATUSES } from '../domain/state-machine.js';
+import type { VerifiedValues } from '../domain/types.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -56,6 +57,14 @@ export class VerifiedQueryDto {
   @IsBoolean()
   verified_website?: boolean;
 }
+
+/** The verification flags of a preview or confirm as the domain's values (unset is not verified). */
+export const verifiedValues = (flags: VerifiedQueryDto): VerifiedValues => ({
+  name: flags.verified_name ?? false,
+  brand: flags.verified_brand ?? false,
+  operator: flags.verified_operator ?? false,
+  website: flags.verified_website ?? false,
+});
 
 export class ConfirmDto {
   @IsOptional()
