@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Post, Query, UploadedFile } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Param, Post, Query, UploadedFile } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import {
   IdempotencyKey,
   IdempotentFormCreate,
@@ -18,6 +18,7 @@ import { PaginationQueryDto, type Page } from '../common/pagination/pagination.j
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { MyPhotoPageResponse, type MyPhotoResponse } from '../libraries/dto/library.response.js';
 import { CommunityPhotosService } from './community-photos.service.js';
+import { ReadRoute } from '../common/http/read-route.decorator.js';
 
 @ApiTags('community photos')
 @Controller('libraries')
@@ -43,9 +44,7 @@ export class CommunityPhotosController {
   }
 
   /** The caller's community photos with their moderation status, newest first. */
-  @Get('mine/photos')
-  @RateLimit('read')
-  @ApiOkResponse({ type: MyPhotoPageResponse })
+  @ReadRoute(MyPhotoPageResponse, 'mine/photos')
   mine(
     @CurrentUser() user: AuthUser,
     @Query() query: PaginationQueryDto,

@@ -23,6 +23,7 @@ import {
 } from './dto/library.response.js';
 import { LatestLibrariesQueryDto, ListLibrariesQueryDto } from './dto/list-libraries.query.js';
 import { LibrariesService, type UploadedPhoto } from './libraries.service.js';
+import { ReadRoute } from '../common/http/read-route.decorator.js';
 
 /** The collection routes of /libraries/. `/{slug}` lives in LibraryDetailController, registered last. */
 @ApiTags('libraries')
@@ -67,9 +68,7 @@ export class LibrariesController {
   }
 
   /** The caller's submissions, pending first, with moderation status and their own permission value. */
-  @Get('mine')
-  @RateLimit('read')
-  @ApiOkResponse({ type: MyLibraryPageResponse })
+  @ReadRoute(MyLibraryPageResponse, 'mine')
   mine(
     @CurrentUser() user: AuthUser,
     @Query() query: PaginationQueryDto,

@@ -2,7 +2,6 @@ import {
   applyDecorators,
   Body,
   Controller,
-  Get,
   HttpCode,
   Param,
   Post,
@@ -38,6 +37,7 @@ import { DuplicateCheckService } from './duplicate-check.service.js';
 import { PermissionWithdrawalService } from './permission-withdrawal.service.js';
 import { ReconciliationService } from './reconciliation.service.js';
 import { WriteSagaService } from './write-saga.service.js';
+import { ReadRoute } from '../common/http/read-route.decorator.js';
 
 const actorOf = (user: AuthUser) => ({ id: user.id, username: user.username });
 
@@ -66,17 +66,13 @@ export class MapContributionController {
   ) {}
 
   /** Contribution records, filtered by state and eligibility. */
-  @Get()
-  @RateLimit('read')
-  @ApiOkResponse({ type: ContributionPageResponse })
+  @ReadRoute(ContributionPageResponse)
   list(@Query() query: ContributionListQueryDto): Promise<Page<ContributionRecordResponse>> {
     return this.records.list(query);
   }
 
   /** One record with every failing eligibility condition and its audit history. */
-  @Get(':slug')
-  @RateLimit('read')
-  @ApiOkResponse({ type: ContributionRecordResponse })
+  @ReadRoute(ContributionRecordResponse, ':slug')
   detail(@Param('slug') slug: string): Promise<ContributionRecordResponse> {
     return this.records.detail(slug);
   }
@@ -109,9 +105,7 @@ export class MapContributionController {
   }
 
   /** The exact node and changeset tags a confirm would send with the same verification flags. */
-  @Get(':slug/preview')
-  @RateLimit('read')
-  @ApiOkResponse({ type: PreviewResponse })
+  @ReadRoute(PreviewResponse, ':slug/preview')
   @ApiRefusal()
   preview(@Param('slug') slug: string, @Query() query: VerifiedQueryDto): Promise<PreviewResponse> {
     return this.records.preview(slug, verifiedValues(query));

@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Post, Query, UploadedFile } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Param, Post, Query, UploadedFile } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import {
   IdempotencyKey,
   IdempotentFormCreate,
@@ -18,6 +18,7 @@ import {
 import type { UploadedPhoto } from '../libraries/libraries.service.js';
 import { CreateReportDto, CreateReportForm } from './dto/create-report.dto.js';
 import { ReportsService } from './reports.service.js';
+import { ReadRoute } from '../common/http/read-route.decorator.js';
 
 const REPORT_PHOTO_UPLOAD = PhotoUpload({
   field: 'photo',
@@ -49,9 +50,7 @@ export class ReportsController {
   }
 
   /** The caller's reports, newest first. */
-  @Get('mine/reports')
-  @RateLimit('read')
-  @ApiOkResponse({ type: MyReportPageResponse })
+  @ReadRoute(MyReportPageResponse, 'mine/reports')
   mine(
     @CurrentUser() user: AuthUser,
     @Query() query: PaginationQueryDto,
