@@ -1,5 +1,5 @@
-import { Controller, Get, Post, Query, UploadedFile } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Post, Query, UploadedFile } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser, OptionalAuth } from '../common/auth/auth.decorators.js';
 import { PublicCache } from '../common/http/cache-control.js';
@@ -32,11 +32,9 @@ export class LibrariesController {
   constructor(private readonly libraries: LibrariesService) {}
 
   /** Approved libraries: text search (q), substring search, filters, proximity; newest first by default. */
-  @Get()
+  @ReadRoute(LibraryPageResponse)
   @OptionalAuth()
-  @RateLimit('read')
   @PublicCache(60)
-  @ApiOkResponse({ type: LibraryPageResponse })
   list(
     @CurrentUser() user: AuthUser | null,
     @Query() query: ListLibrariesQueryDto,
@@ -45,11 +43,9 @@ export class LibrariesController {
   }
 
   /** The newest approved libraries. */
-  @Get('latest')
+  @ReadRoute(LatestLibrariesResponse, 'latest')
   @OptionalAuth()
-  @RateLimit('read')
   @PublicCache(60)
-  @ApiOkResponse({ type: LatestLibrariesResponse })
   latest(
     @CurrentUser() user: AuthUser | null,
     @Query() query: LatestLibrariesQueryDto,
@@ -58,11 +54,9 @@ export class LibrariesController {
   }
 
   /** Countries with approved libraries and their counts, most first. */
-  @Get('countries')
+  @ReadRoute(CountryListResponse, 'countries')
   @OptionalAuth()
-  @RateLimit('read')
   @PublicCache(300)
-  @ApiOkResponse({ type: CountryListResponse })
   countries(): Promise<CountryListResponse> {
     return this.libraries.countries();
   }
