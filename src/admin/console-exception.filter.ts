@@ -1,6 +1,6 @@
-import { Catch, type ArgumentsHost } from '@nestjs/common';
+import { Catch } from '@nestjs/common';
 import type { Response } from 'express';
-import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
+import { PageExceptionFilter, type ErrorBody } from '../common/errors/all-exceptions.filter.js';
 import type { ErrorDetails } from '../common/errors/api-error.js';
 import { consoleReturnPath, CONSOLE_ROOT } from './console-http.js';
 import { ConsolePages, type ConsoleRequest } from './console-pages.js';
@@ -31,32 +31,27 @@ export function detailLines(details: ErrorDetails): string[] {
  * error page with the status and message (unknown errors stay a generic 500, logged as in the API).
  */
 @Catch()
-export class ConsoleExceptionFilter extends AllExceptionsFilter {
+export class ConsoleExceptionFilter extends PageExceptionFilter<ConsoleRequest> {
   constructor(private readonly pages: ConsolePages) {
     super();
   }
 
-  override catch(exception: unknown, host: ArgumentsHost): void {
-    const req = host.switchToHttp().getRequest<ConsoleRequest>();
-    const res = host.switchToHttp().getResponse<Response>();
-    if (res.headersSent) {
-      res.end();
-      return;
+  /** Without a session: to the sign-in form. */
+  protected override answered(exception: unknown, req: ConsoleRequest, res: Response): boolean {
+    if (!(exception instanceof ConsoleSignInRequired)) return false;
+    if (req.method === 'GET') {
+      const next = encodeURIComponent(req.originalUrl);
+      this.pages.redirect(req, res, `${CONSOLE_ROOT}/login?next=${next}`);
+    } else {
+      this.pages.redirect(req, res, `${CONSOLE_ROOT}/login`, {
+        kind: 'error',
+        text: 'Your session has ended. Please sign in again.',
+      });
     }
-    if (exception instanceof ConsoleSignInRequired) {
-      if (req.method === 'GET') {
-        const next = encodeURIComponent(req.originalUrl);
-        this.pages.redirect(req, res, `${CONSOLE_ROOT}/login?next=${next}`);
-      } else {
-        this.pages.redirect(req, res, `${CONSOLE_ROOT}/login`, {
-          kind: 'error',
-          text: 'Your session has ended. Please sign in again.',
-        });
-      }
-      return;
-    }
-    const [status, body] = this.toEnvelope(exception, req);
-    this.setHeaders(res, status, body, exception);
+    return true;
+  }
+
+  protected renderError(req: ConsoleRequest, res: Response, status: number, body: ErrorBody): void {
     const details = detailLines(body.details);
     if (req.path === `${CONSOLE_ROOT}/login` && req.method === 'POST') {
       const form = (req.body ?? {}) as { username?: unknown; next?: unknown };

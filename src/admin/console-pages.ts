@@ -21,6 +21,12 @@ export type ConsoleRequest = Request & { consoleUser?: ConsoleUser };
 export type ConsoleSection =
   'dashboard' | 'libraries' | 'photos' | 'reports' | 'contributions' | 'audit' | 'none';
 
+/** The signed-in staff member of a console request (behind the session guard), as the services' actor. */
+export const consoleActor = (req: ConsoleRequest) => ({
+  id: req.consoleUser!.id,
+  username: req.consoleUser!.username,
+});
+
 const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
 
 /** Previous/next links of a list page (its page number in `param`), keeping every other query parameter. */
@@ -81,6 +87,17 @@ export class ConsolePages {
     });
     setConsoleSecurityHeaders(res);
     res.status(status).type('html').send(html);
+  }
+
+  /** A list page: `page`'s items with their pager, beside the other data (the filters' query and the like). */
+  renderList(
+    req: ConsoleRequest,
+    res: Response,
+    view: string,
+    page: { pagination: PaginationMeta },
+    data: { title: string; section: ConsoleSection } & Record<string, unknown>,
+  ): void {
+    this.render(req, res, view, { ...data, page, pager: pager(req, page.pagination) });
   }
 
   /** The sign-in form, with a fresh double-submit CSRF token (cookie and hidden field). */

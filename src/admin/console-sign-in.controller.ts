@@ -1,17 +1,6 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Post,
-  Query,
-  Req,
-  Res,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Get, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { Public } from '../common/auth/public.decorator.js';
+import { HtmlPages } from '../common/http/html-pages.decorator.js';
 import { PASSWORD_LOGIN_BUCKET, RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { ConsoleExceptionFilter } from './console-exception.filter.js';
 import {
@@ -28,10 +17,7 @@ import { SignInCsrfGuard } from './sign-in-csrf.guard.js';
 import { ConsoleSignInDto } from './dto/console.dto.js';
 
 /** Staff console sign-in (the only console page without a session). Rate-limited with the API's login. */
-@ApiExcludeController()
-@Public()
-@UseFilters(ConsoleExceptionFilter)
-@Controller('admin/login')
+@HtmlPages('admin/login', ConsoleExceptionFilter)
 export class ConsoleSignInController {
   constructor(
     private readonly sessions: ConsoleSessionService,

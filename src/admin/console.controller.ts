@@ -1,6 +1,5 @@
 import {
   Body,
-  Controller,
   Get,
   Param,
   Post,
@@ -8,17 +7,13 @@ import {
   Req,
   Res,
   UploadedFile,
-  UseFilters,
-  UseGuards,
   UseInterceptors,
 } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../common/auth/public.decorator.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { FormBody } from '../common/validation/form-body.decorator.js';
 import { AppConfig } from '../config/app-config.js';
-import { SUBMISSION_PHOTO_UPLOAD } from '../libraries/libraries.controller.js';
+import { SUBMISSION_PHOTO_UPLOAD } from '../common/media/photo-upload.interceptor.js';
 import type { UploadedPhoto } from '../libraries/libraries.service.js';
 import {
   IdParamDto,
@@ -30,10 +25,8 @@ import { ModerationAuditService } from '../moderation-audit/moderation-audit.ser
 import { ModerationService } from '../moderation/moderation.service.js';
 import { REPORT_REASONS } from '../reports/dto/create-report.dto.js';
 import { StatisticsService } from '../statistics/statistics.service.js';
-import { ConsoleExceptionFilter } from './console-exception.filter.js';
 import { clearCookie, consoleReturnPath, readCookie, SESSION_COOKIE } from './console-http.js';
-import { ConsolePages, pager, type ConsoleRequest } from './console-pages.js';
-import { ConsoleSessionGuard } from './console-session.guard.js';
+import { ConsolePages, consoleActor, type ConsoleRequest } from './console-pages.js';
 import { ConsoleSessionService } from './console-session.service.js';
 import {
   ConsoleEditLibraryDto,
@@ -44,6 +37,7 @@ import {
 } from './dto/console.dto.js';
 import { growthChartSvg } from './growth-chart.js';
 import { stagedDiff } from './staged-diff.js';
+import { StaffConsole } from './staff-console.decorator.js';
 
 const LIBRARY_DONE: Record<string, string> = {
   approved: 'Library approved: it is now public.',
@@ -51,20 +45,11 @@ const LIBRARY_DONE: Record<string, string> = {
   pending: 'Library returned to pending.',
 };
 
-const actorOf = (req: ConsoleRequest) => ({
-  id: req.consoleUser!.id,
-  username: req.consoleUser!.username,
-});
-
 /**
  * The staff console's moderation pages. Every action calls the moderation service the JSON API uses, then
  * redirects (post/redirect/get) with a message.
  */
-@ApiExcludeController()
-@Public()
-@UseGuards(ConsoleSessionGuard)
-@UseFilters(ConsoleExceptionFilter)
-@Controller('admin')
+@StaffConsole()
 export class ConsoleController {
   constructor(
     private readonly pages: ConsolePages,
@@ -108,12 +93,10 @@ export class ConsoleController {
     @Query() query: ConsoleLibrariesQueryDto,
   ): Promise<void> {
     const page = await this.moderation.listLibraries(query);
-    this.pages.render(req, res, 'libraries', {
+    this.pages.renderList(req, res, 'libraries', page, {
       title: 'Libraries',
       section: 'libraries',
       query,
-      page,
-      pager: pager(req, page.pagination),
     });
   }
 
@@ -165,7 +148,7 @@ export class ConsoleController {
         return;
       }
     }
-    const library = await this.moderation.setLibraryStatus(actorOf(req), slug, form);
+    const library = await this.moderation.setLibraryStatus(consoleActor(req), slug, form);
     this.pages.redirect(req, res, `/admin/libraries/${encodeURIComponent(library.slug)}`, {
       kind: 'notice',
       text: LIBRARY_DONE[library.status] ?? 'Saved.',
@@ -185,7 +168,7 @@ export class ConsoleController {
   ): Promise<void> {
     const raw = { ...((req.body ?? {}) as Record<string, unknown>) };
     delete raw._return;
-    const library = await this.moderation.updateLibrary(actorOf(req), slug, raw, form, photo);
+    const library = await this.moderation.updateLibrary(consoleActor(req), slug, raw, form, photo);
     this.pages.redirect(req, res, `/admin/libraries/${encodeURIComponent(library.slug)}`, {
       kind: 'notice',
       text: 'Library saved.',
@@ -227,7 +210,7 @@ export class ConsoleController {
     @Param('slug') slug: string,
     @Body() form: ReviewChangesDto,
   ): Promise<void> {
-    const library = await this.moderation.reviewChanges(actorOf(req), slug, form);
+    const library = await this.moderation.reviewChanges(consoleActor(req), slug, form);
     this.pages.redirect(req, res, `/admin/libraries/${encodeURIComponent(library.slug)}`, {
       kind: 'notice',
       text:
@@ -245,12 +228,10 @@ export class ConsoleController {
     @Query() query: ConsolePhotosQueryDto,
   ): Promise<void> {
     const page = await this.moderation.listPhotos(query);
-    this.pages.render(req, res, 'photos', {
+    this.pages.renderList(req, res, 'photos', page, {
       title: 'Community photos',
       section: 'photos',
       query,
-      page,
-      pager: pager(req, page.pagination),
     });
   }
 
@@ -262,7 +243,7 @@ export class ConsoleController {
     @Param() params: IdParamDto,
     @Body() form: UpdatePhotoStatusDto,
   ): Promise<void> {
-    const photo = await this.moderation.setPhotoStatus(actorOf(req), params.id, form.status);
+    const photo = await this.moderation.setPhotoStatus(consoleActor(req), params.id, form.status);
     this.pages.redirect(req, res, consoleReturnPath(this.returnOf(req), req), {
       kind: 'notice',
       text: `Photo #${photo.id} of “${photo.library.name}” is now ${photo.status}.`,
@@ -277,13 +258,11 @@ export class ConsoleController {
     @Query() query: ConsoleReportsQueryDto,
   ): Promise<void> {
     const page = await this.moderation.listReports(query);
-    this.pages.render(req, res, 'reports', {
+    this.pages.renderList(req, res, 'reports', page, {
       title: 'Reports',
       section: 'reports',
       query,
       reasons: REPORT_REASONS,
-      page,
-      pager: pager(req, page.pagination),
     });
   }
 
@@ -295,7 +274,7 @@ export class ConsoleController {
     @Param() params: IdParamDto,
     @Body() form: UpdateReportStatusDto,
   ): Promise<void> {
-    const report = await this.moderation.setReportStatus(actorOf(req), params.id, form.status);
+    const report = await this.moderation.setReportStatus(consoleActor(req), params.id, form.status);
     this.pages.redirect(req, res, consoleReturnPath(this.returnOf(req), req), {
       kind: 'notice',
       text: `Report #${report.id} on “${report.library.name}” is now ${report.status}.`,

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 
+export const HOUR_MS = 3_600_000;
+
 /** The service's notion of "now". Injected so tests can move time instead of sleeping. */
 @Injectable()
 export class Clock {

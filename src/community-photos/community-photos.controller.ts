@@ -1,29 +1,11 @@
+import { Controller, Param, Post, Query, UploadedFile } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import {
-  Controller,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  UploadedFile,
-  UseInterceptors,
-} from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConflictResponse,
-  ApiConsumes,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiTags,
-} from '@nestjs/swagger';
-import { ErrorResponse } from '../common/errors/error.response.js';
-import {
-  ApiIdempotencyKeyHeader,
-  IDEMPOTENCY_CONFLICT_DESCRIPTION,
   IdempotencyKey,
+  IdempotentFormCreate,
 } from '../common/idempotency/idempotency-key.decorator.js';
 import { FormBody } from '../common/validation/form-body.decorator.js';
-import { SUBMISSION_PHOTO_UPLOAD } from '../libraries/libraries.controller.js';
+import { SUBMISSION_PHOTO_UPLOAD } from '../common/media/photo-upload.interceptor.js';
 import type { UploadedPhoto } from '../libraries/libraries.service.js';
 import {
   CommunityPhotoResponse,
@@ -36,6 +18,7 @@ import { PaginationQueryDto, type Page } from '../common/pagination/pagination.j
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { MyPhotoPageResponse, type MyPhotoResponse } from '../libraries/dto/library.response.js';
 import { CommunityPhotosService } from './community-photos.service.js';
+import { ReadRoute } from '../common/http/read-route.decorator.js';
 
 @ApiTags('community photos')
 @Controller('libraries')
@@ -44,17 +27,12 @@ export class CommunityPhotosController {
 
   /** Add a photo to an approved library (multipart/form-data); it awaits moderation. */
   @Post(':slug/photo')
-  @HttpCode(201)
   @RateLimit('write')
-  @UseInterceptors(SUBMISSION_PHOTO_UPLOAD)
-  @ApiConsumes('multipart/form-data')
-  @ApiBody({ type: CreateCommunityPhotoForm })
-  @ApiCreatedResponse({
-    type: CommunityPhotoResponse,
-    description: 'Created; also the answer to a retry with the same Idempotency-Key and request.',
+  @IdempotentFormCreate({
+    form: CreateCommunityPhotoForm,
+    created: CommunityPhotoResponse,
+    upload: SUBMISSION_PHOTO_UPLOAD,
   })
-  @ApiIdempotencyKeyHeader()
-  @ApiConflictResponse({ type: ErrorResponse, description: IDEMPOTENCY_CONFLICT_DESCRIPTION })
   create(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
@@ -66,9 +44,7 @@ export class CommunityPhotosController {
   }
 
   /** The caller's community photos with their moderation status, newest first. */
-  @Get('mine/photos')
-  @RateLimit('read')
-  @ApiOkResponse({ type: MyPhotoPageResponse })
+  @ReadRoute(MyPhotoPageResponse, 'mine/photos')
   mine(
     @CurrentUser() user: AuthUser,
     @Query() query: PaginationQueryDto,

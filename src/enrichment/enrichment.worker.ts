@@ -1,12 +1,6 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import { PollLoop } from '../common/jobs/poll-loop.js';
+import { PollingWorker } from '../common/jobs/polling-worker.js';
 import { MediaStorage } from '../common/media/media-storage.js';
 import { AppConfig } from '../config/app-config.js';
 import { AiChatClient, EnrichmentAttemptError, EnrichmentInterrupted } from './ai-chat.client.js';
@@ -21,10 +15,8 @@ export type JobOutcome = 'filled' | 'skipped' | 'retry' | 'failed' | 'lost' | 'i
  * interrupted by a crash or a shutdown is taken up again once its lease expires.
  */
 @Injectable()
-export class EnrichmentWorker implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(EnrichmentWorker.name);
+export class EnrichmentWorker extends PollingWorker {
   private readonly shutdown = new AbortController();
-  private readonly loop: PollLoop;
 
   constructor(
     private readonly config: AppConfig,
@@ -34,26 +26,21 @@ export class EnrichmentWorker implements OnApplicationBootstrap, OnModuleDestroy
     private readonly media: MediaStorage,
     @Inject(ENRICHMENT_OPTIONS) private readonly options: EnrichmentOptions,
   ) {
-    this.loop = new PollLoop(
-      options.pollIntervalMs,
-      () => this.runOnce(),
-      (error) => this.logger.error(`enrichment poll failed: ${(error as Error).message}`),
-    );
+    super(options, 'enrichment poll failed');
   }
 
-  onApplicationBootstrap(): void {
-    if (this.config.ai && this.options.autoStart) this.loop.start();
+  protected configured(): boolean {
+    return this.config.ai !== null;
   }
 
-  async onModuleDestroy(): Promise<void> {
-    // Abort first: an AI call in flight ends now instead of at its timeout.
+  /** An AI call in flight ends now instead of at its timeout. */
+  protected override beforeStop(): void {
     this.shutdown.abort();
-    await this.loop.stop();
   }
 
   /** Handles the jobs due now (at most `maxJobsPerRun`); resolves to how many were claimed. */
   runOnce(): Promise<number> {
-    return this.loop.track(this.drain());
+    return this.track(this.drain());
   }
 
   private async drain(): Promise<number> {

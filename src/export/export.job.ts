@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock.js';
-import { PollLoop } from '../common/jobs/poll-loop.js';
+import { PollingWorker } from '../common/jobs/polling-worker.js';
 import {
   ScheduledTasksRepository,
   type TaskLease,
@@ -28,10 +22,7 @@ export class ExportLeaseLostError extends Error {
  * lease expires and the next due check of any instance runs it again (cleaning up what the dead run left).
  */
 @Injectable()
-export class ExportJob implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(ExportJob.name);
-  private readonly loop: PollLoop;
-
+export class ExportJob extends PollingWorker {
   constructor(
     private readonly config: AppConfig,
     private readonly clock: Clock,
@@ -39,32 +30,22 @@ export class ExportJob implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly exports: ExportService,
     @Inject(EXPORT_OPTIONS) private readonly options: ExportOptions,
   ) {
-    this.loop = new PollLoop(
-      options.pollIntervalMs,
-      () => this.runOnce(),
-      (error) => this.logger.error(`export run failed: ${(error as Error).message}`),
-    );
+    super(options, 'export run failed');
   }
 
-  onApplicationBootstrap(): void {
-    if (this.config.openDataExport.intervalSeconds !== null && this.options.autoStart) {
-      this.loop.start();
-    }
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.loop.stop();
+  protected configured(): boolean {
+    return this.config.openDataExport.intervalSeconds !== null;
   }
 
   /** The scheduled path: runs the export when it is due and no other instance is running it; null otherwise. */
   runOnce(): Promise<ExportRunResult | null> {
     if (this.config.openDataExport.intervalSeconds === null) return Promise.resolve(null);
-    return this.loop.track(this.run(false));
+    return this.track(this.run(false));
   }
 
   /** On demand (`npm run cli -- export`): runs now unless another instance holds the run ('busy'). */
   runNow(onProgress?: ExportProgress): Promise<ExportRunResult | 'busy'> {
-    return this.loop.track(this.run(true, onProgress)).then((result) => result ?? 'busy');
+    return this.track(this.run(true, onProgress)).then((result) => result ?? 'busy');
   }
 
   private async run(force: boolean, onProgress?: ExportProgress): Promise<ExportRunResult | null> {

@@ -1,17 +1,16 @@
-/** Tuning of the export job. Fixed in production; a test may override the provider. */
-export interface ExportOptions {
+import type { PollingOptions } from '../common/jobs/polling-worker.js';
+
+/**
+ * Tuning of the export job. Fixed in production; a test may override the provider. The lease is renewed while the
+ * run makes progress; the poll checks whether the export is due.
+ */
+export interface ExportOptions extends PollingOptions {
   /** Libraries read per keyset batch (and written per chunk). */
   batchSize: number;
   /** Published versions kept; older ones are removed with their files. */
   keepVersions: number;
-  /** How long a claimed run stays invisible to other instances; renewed while the run makes progress. */
-  leaseMs: number;
-  /** Pause between checks whether the export is due. */
-  pollIntervalMs: number;
   /** Wait before a failed scheduled run is tried again. */
   retryDelayMs: number;
-  /** Poll in the background once the app has started (tests drive `runOnce()` by hand instead). */
-  autoStart: boolean;
 }
 
 export const EXPORT_OPTIONS = Symbol('EXPORT_OPTIONS');

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Controller, Delete, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { AuthUser } from '../common/auth/auth-user.js';
@@ -11,6 +11,7 @@ import {
 } from '../libraries/dto/library.response.js';
 import { MessageResponse } from './message.response.js';
 import { ADDED_MESSAGE, ALREADY_MESSAGE, FavouritesService } from './favourites.service.js';
+import { ReadRoute } from '../common/http/read-route.decorator.js';
 
 /** POST and DELETE share one rate-limit counter (decisions §2). */
 const FAVOURITE_BUCKET = 'favourite';
@@ -21,9 +22,7 @@ export class FavouritesController {
   constructor(private readonly favourites: FavouritesService) {}
 
   /** The caller's favourites that are still approved, most recently favourited first. */
-  @Get('favourites')
-  @RateLimit('read')
-  @ApiOkResponse({ type: LibraryPageResponse })
+  @ReadRoute(LibraryPageResponse, 'favourites')
   list(
     @CurrentUser() user: AuthUser,
     @Query() query: PaginationQueryDto,

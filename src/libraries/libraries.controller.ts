@@ -1,30 +1,13 @@
-import {
-  Controller,
-  Get,
-  HttpCode,
-  Post,
-  Query,
-  UploadedFile,
-  UseInterceptors,
-} from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConflictResponse,
-  ApiConsumes,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Controller, Post, Query, UploadedFile } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser, OptionalAuth } from '../common/auth/auth.decorators.js';
-import { ErrorResponse } from '../common/errors/error.response.js';
 import { PublicCache } from '../common/http/cache-control.js';
 import {
-  ApiIdempotencyKeyHeader,
-  IDEMPOTENCY_CONFLICT_DESCRIPTION,
   IdempotencyKey,
+  IdempotentFormCreate,
 } from '../common/idempotency/idempotency-key.decorator.js';
-import { PhotoUpload } from '../common/media/photo-upload.interceptor.js';
+import { SUBMISSION_PHOTO_UPLOAD } from '../common/media/photo-upload.interceptor.js';
 import { PaginationQueryDto, type Page } from '../common/pagination/pagination.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { FormBody } from '../common/validation/form-body.decorator.js';
@@ -40,12 +23,7 @@ import {
 } from './dto/library.response.js';
 import { LatestLibrariesQueryDto, ListLibrariesQueryDto } from './dto/list-libraries.query.js';
 import { LibrariesService, type UploadedPhoto } from './libraries.service.js';
-
-export const SUBMISSION_PHOTO_UPLOAD = PhotoUpload({
-  field: 'photo',
-  maxBytes: 8 * 1024 * 1024,
-  tooLargeMessage: 'Photo must be 8MB or smaller.',
-});
+import { ReadRoute } from '../common/http/read-route.decorator.js';
 
 /** The collection routes of /libraries/. `/{slug}` lives in LibraryDetailController, registered last. */
 @ApiTags('libraries')
@@ -54,11 +32,9 @@ export class LibrariesController {
   constructor(private readonly libraries: LibrariesService) {}
 
   /** Approved libraries: text search (q), substring search, filters, proximity; newest first by default. */
-  @Get()
+  @ReadRoute(LibraryPageResponse)
   @OptionalAuth()
-  @RateLimit('read')
   @PublicCache(60)
-  @ApiOkResponse({ type: LibraryPageResponse })
   list(
     @CurrentUser() user: AuthUser | null,
     @Query() query: ListLibrariesQueryDto,
@@ -67,11 +43,9 @@ export class LibrariesController {
   }
 
   /** The newest approved libraries. */
-  @Get('latest')
+  @ReadRoute(LatestLibrariesResponse, 'latest')
   @OptionalAuth()
-  @RateLimit('read')
   @PublicCache(60)
-  @ApiOkResponse({ type: LatestLibrariesResponse })
   latest(
     @CurrentUser() user: AuthUser | null,
     @Query() query: LatestLibrariesQueryDto,
@@ -80,19 +54,15 @@ export class LibrariesController {
   }
 
   /** Countries with approved libraries and their counts, most first. */
-  @Get('countries')
+  @ReadRoute(CountryListResponse, 'countries')
   @OptionalAuth()
-  @RateLimit('read')
   @PublicCache(300)
-  @ApiOkResponse({ type: CountryListResponse })
   countries(): Promise<CountryListResponse> {
     return this.libraries.countries();
   }
 
   /** The caller's submissions, pending first, with moderation status and their own permission value. */
-  @Get('mine')
-  @RateLimit('read')
-  @ApiOkResponse({ type: MyLibraryPageResponse })
+  @ReadRoute(MyLibraryPageResponse, 'mine')
   mine(
     @CurrentUser() user: AuthUser,
     @Query() query: PaginationQueryDto,
@@ -102,17 +72,12 @@ export class LibrariesController {
 
   /** Submit a library with its photo (multipart/form-data). It awaits moderation. */
   @Post()
-  @HttpCode(201)
   @RateLimit('write')
-  @UseInterceptors(SUBMISSION_PHOTO_UPLOAD)
-  @ApiConsumes('multipart/form-data')
-  @ApiBody({ type: CreateLibraryForm })
-  @ApiCreatedResponse({
-    type: CreatedLibraryResponse,
-    description: 'Created; also the answer to a retry with the same Idempotency-Key and request.',
+  @IdempotentFormCreate({
+    form: CreateLibraryForm,
+    created: CreatedLibraryResponse,
+    upload: SUBMISSION_PHOTO_UPLOAD,
   })
-  @ApiIdempotencyKeyHeader()
-  @ApiConflictResponse({ type: ErrorResponse, description: IDEMPOTENCY_CONFLICT_DESCRIPTION })
   create(
     @CurrentUser() user: AuthUser,
     @FormBody() form: CreateLibraryDto,

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Patch, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Param, Patch, UploadedFile, UseInterceptors } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser, OptionalAuth } from '../common/auth/auth.decorators.js';
@@ -7,8 +7,9 @@ import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { FormBody } from '../common/validation/form-body.decorator.js';
 import { LibraryDetailResponse, OwnerLibraryResponse } from './dto/library.response.js';
 import { UpdateLibraryDto, UpdateLibraryForm } from './dto/update-library.dto.js';
-import { SUBMISSION_PHOTO_UPLOAD } from './libraries.controller.js';
+import { SUBMISSION_PHOTO_UPLOAD } from '../common/media/photo-upload.interceptor.js';
 import { LibrariesService, type UploadedPhoto } from './libraries.service.js';
+import { ReadRoute } from '../common/http/read-route.decorator.js';
 
 /**
  * GET/PATCH /libraries/{slug}. Its module is imported last so literal routes (`latest`, `countries`,
@@ -20,11 +21,9 @@ export class LibraryDetailController {
   constructor(private readonly libraries: LibrariesService) {}
 
   /** One library with its approved community photos. Owners also see their own pending submissions. */
-  @Get(':slug')
+  @ReadRoute(LibraryDetailResponse, ':slug')
   @OptionalAuth()
-  @RateLimit('read')
   @PublicCache(60)
-  @ApiOkResponse({ type: LibraryDetailResponse })
   detail(
     @CurrentUser() user: AuthUser | null,
     @Param('slug') slug: string,

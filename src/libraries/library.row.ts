@@ -4,6 +4,7 @@ import type {
   SubmissionOrigin,
   Wheelchair,
 } from './library.entity.js';
+import type { PublicLibraryColumns } from './library.mapper.js';
 
 /** A library as the repository's SQL returns it (snake_case columns, coordinates split out). */
 export interface LibraryRow {
@@ -42,32 +43,7 @@ export interface LibraryRow {
 }
 
 /** A row of a public list page (list-query's LIST_ITEM_COLUMNS plus is_favourited). */
-export type ListItemRow = Pick<
-  LibraryRow,
-  | 'id'
-  | 'slug'
-  | 'name'
-  | 'description'
-  | 'photo_key'
-  | 'thumbnail_key'
-  | 'lat'
-  | 'lng'
-  | 'address'
-  | 'city'
-  | 'country'
-  | 'postal_code'
-  | 'wheelchair_accessible'
-  | 'capacity'
-  | 'is_indoor'
-  | 'is_lit'
-  | 'website'
-  | 'contact'
-  | 'source'
-  | 'operator'
-  | 'brand'
-  | 'created_at'
-  | 'is_favourited'
->;
+export type ListItemRow = PublicLibraryColumns & Pick<LibraryRow, 'lat' | 'lng' | 'is_favourited'>;
 
 export interface CommunityPhotoRow {
   id: number;

@@ -1,4 +1,13 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  type Type,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConflictResponse,
@@ -21,14 +30,27 @@ import {
   PreviewResponse,
   ResolveDto,
   VerifiedQueryDto,
+  verifiedValues,
 } from './dto/map-contribution.dto.js';
 import { ContributionRecordsService } from './contribution-records.service.js';
 import { DuplicateCheckService } from './duplicate-check.service.js';
 import { PermissionWithdrawalService } from './permission-withdrawal.service.js';
 import { ReconciliationService } from './reconciliation.service.js';
 import { WriteSagaService } from './write-saga.service.js';
+import { ReadRoute } from '../common/http/read-route.decorator.js';
 
 const actorOf = (user: AuthUser) => ({ id: user.id, username: user.username });
+
+/** A 409 with `details.blockers` when the action is refused now. */
+const ApiRefusal = () =>
+  ApiConflictResponse({
+    type: BlockedResponse,
+    description: 'Refused now; details.blockers says why.',
+  });
+
+/** A staff write action: `ok` as the 200's body, or refused (409). @HttpCode stays beside it for the OpenAPI plugin. */
+const StaffAction = (ok: Type) =>
+  applyDecorators(RateLimit('write'), ApiOkResponse({ type: ok }), ApiRefusal());
 
 /** Staff-only map contribution actions (decisions §6). Every write is a deliberate, confirmed staff action. */
 @ApiTags('map contribution (staff)')
@@ -44,17 +66,13 @@ export class MapContributionController {
   ) {}
 
   /** Contribution records, filtered by state and eligibility. */
-  @Get()
-  @RateLimit('read')
-  @ApiOkResponse({ type: ContributionPageResponse })
+  @ReadRoute(ContributionPageResponse)
   list(@Query() query: ContributionListQueryDto): Promise<Page<ContributionRecordResponse>> {
     return this.records.list(query);
   }
 
   /** One record with every failing eligibility condition and its audit history. */
-  @Get(':slug')
-  @RateLimit('read')
-  @ApiOkResponse({ type: ContributionRecordResponse })
+  @ReadRoute(ContributionRecordResponse, ':slug')
   detail(@Param('slug') slug: string): Promise<ContributionRecordResponse> {
     return this.records.detail(slug);
   }
@@ -62,12 +80,7 @@ export class MapContributionController {
   /** Run the duplicate check against current map data (read-only). */
   @Post(':slug/check')
   @HttpCode(200)
-  @RateLimit('write')
-  @ApiOkResponse({ type: ContributionRecordResponse })
-  @ApiConflictResponse({
-    type: BlockedResponse,
-    description: 'Refused now; details.blockers says why.',
-  })
+  @StaffAction(ContributionRecordResponse)
   check(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
@@ -78,12 +91,7 @@ export class MapContributionController {
   /** Record the resolution of a possible duplicate. */
   @Post(':slug/resolve')
   @HttpCode(200)
-  @RateLimit('write')
-  @ApiOkResponse({ type: ContributionRecordResponse })
-  @ApiConflictResponse({
-    type: BlockedResponse,
-    description: 'Refused now; details.blockers says why.',
-  })
+  @StaffAction(ContributionRecordResponse)
   @ApiBadRequestResponse({
     type: ErrorResponse,
     description: 'element_type/element_id missing for same_feature, or not among the candidates.',
@@ -97,42 +105,22 @@ export class MapContributionController {
   }
 
   /** The exact node and changeset tags a confirm would send with the same verification flags. */
-  @Get(':slug/preview')
-  @RateLimit('read')
-  @ApiOkResponse({ type: PreviewResponse })
-  @ApiConflictResponse({
-    type: BlockedResponse,
-    description: 'Refused now; details.blockers says why.',
-  })
+  @ReadRoute(PreviewResponse, ':slug/preview')
+  @ApiRefusal()
   preview(@Param('slug') slug: string, @Query() query: VerifiedQueryDto): Promise<PreviewResponse> {
-    return this.records.preview(slug, {
-      name: query.verified_name ?? false,
-      brand: query.verified_brand ?? false,
-      operator: query.verified_operator ?? false,
-      website: query.verified_website ?? false,
-    });
+    return this.records.preview(slug, verifiedValues(query));
   }
 
   /** The confirmed write (behind the kill switch). Refusals are 409 with details.blockers. */
   @Post(':slug/confirm')
   @HttpCode(200)
-  @RateLimit('write')
-  @ApiOkResponse({ type: ContributionRecordResponse })
-  @ApiConflictResponse({
-    type: BlockedResponse,
-    description: 'Refused now; details.blockers says why.',
-  })
+  @StaffAction(ContributionRecordResponse)
   confirm(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
     @Body() body: ConfirmDto,
   ): Promise<ContributionRecordResponse> {
-    return this.saga.confirm(slug, actorOf(user), {
-      name: body.verified_name ?? false,
-      brand: body.verified_brand ?? false,
-      operator: body.verified_operator ?? false,
-      website: body.verified_website ?? false,
-    });
+    return this.saga.confirm(slug, actorOf(user), verifiedValues(body));
   }
 
   /**
@@ -142,12 +130,7 @@ export class MapContributionController {
    */
   @Post('batch-confirm')
   @HttpCode(200)
-  @RateLimit('write')
-  @ApiOkResponse({ type: BatchConfirmResponse })
-  @ApiConflictResponse({
-    type: BlockedResponse,
-    description: 'Refused now; details.blockers says why.',
-  })
+  @StaffAction(BatchConfirmResponse)
   batchConfirm(
     @CurrentUser() user: AuthUser,
     @Body() body: BatchConfirmDto,
@@ -163,12 +146,7 @@ export class MapContributionController {
   /** After a failed or ambiguous write: read the recorded changeset and link what it holds. Creates nothing. */
   @Post(':slug/reconcile')
   @HttpCode(200)
-  @RateLimit('write')
-  @ApiOkResponse({ type: ContributionRecordResponse })
-  @ApiConflictResponse({
-    type: BlockedResponse,
-    description: 'Refused now; details.blockers says why.',
-  })
+  @StaffAction(ContributionRecordResponse)
   reconcile(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
@@ -179,12 +157,7 @@ export class MapContributionController {
   /** Withdraw the submitter's permission (true → false only). */
   @Post(':slug/withdraw')
   @HttpCode(200)
-  @RateLimit('write')
-  @ApiOkResponse({ type: ContributionRecordResponse })
-  @ApiConflictResponse({
-    type: BlockedResponse,
-    description: 'Refused now; details.blockers says why.',
-  })
+  @StaffAction(ContributionRecordResponse)
   @ApiBadRequestResponse({
     type: ErrorResponse,
     description: 'The permission is already withdrawn.',

@@ -2,36 +2,15 @@
  * The one error filter answers the domain's ContributionRefused as the API's refusal contract: 409
  * `{message, details: {blockers}}`, the same body the workflow answered before it had a domain error.
  */
-import type { ArgumentsHost } from '@nestjs/common';
-import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
+import { filterAnswer } from '../common/errors/filter-fixtures.js';
 import { ContributionRefused } from './domain/refusal.js';
 
-function answer(exception: unknown): { status: number; body: unknown } {
-  const sent: { status: number; body: unknown } = { status: 0, body: undefined };
-  const response = {
-    headersSent: false,
-    setHeader: () => undefined,
-    hasHeader: () => false,
-    status(code: number) {
-      sent.status = code;
-      return this;
-    },
-    json(body: unknown) {
-      sent.body = body;
-      return this;
-    },
-  };
-  const host = {
-    switchToHttp: () => ({
-      getResponse: () => response,
-      getRequest: () => ({ method: 'POST', path: '/api/v1/admin/map-contributions/x/confirm' }),
-    }),
-  } as unknown as ArgumentsHost;
-  const filter = new AllExceptionsFilter();
-  // The 500 path logs the error with its stack: kept out of the test output.
-  (filter as unknown as { logger: { error: () => void } }).logger = { error: () => undefined };
-  filter.catch(exception, host);
-  return sent;
+function answer(exception: unknown): { status?: number; body?: unknown } {
+  const { status, body } = filterAnswer(exception, {
+    method: 'POST',
+    path: '/api/v1/admin/map-contributions/x/confirm',
+  });
+  return { status, body };
 }
 
 describe('ContributionRefused through the error filter', () => {

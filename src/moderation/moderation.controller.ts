@@ -1,7 +1,6 @@
 import {
   Body,
   Controller,
-  Get,
   HttpCode,
   Param,
   Patch,
@@ -26,7 +25,7 @@ import { CurrentUser, StaffOnly } from '../common/auth/auth.decorators.js';
 import type { Page } from '../common/pagination/pagination.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { BodyOrForm } from '../common/validation/form-body.decorator.js';
-import { SUBMISSION_PHOTO_UPLOAD } from '../libraries/libraries.controller.js';
+import { SUBMISSION_PHOTO_UPLOAD } from '../common/media/photo-upload.interceptor.js';
 import type { UploadedPhoto } from '../libraries/libraries.service.js';
 import {
   AuditActorResponse,
@@ -55,6 +54,7 @@ import {
   UpdateReportStatusDto,
 } from './dto/moderation.dto.js';
 import { ModerationService } from './moderation.service.js';
+import { ReadRoute } from '../common/http/read-route.decorator.js';
 
 const actorOf = (user: AuthUser) => ({ id: user.id, username: user.username });
 
@@ -75,25 +75,19 @@ export class ModerationController {
   ) {}
 
   /** Pending work and totals. */
-  @Get('summary')
-  @RateLimit('read')
-  @ApiOkResponse({ type: ModerationSummaryResponse })
+  @ReadRoute(ModerationSummaryResponse, 'summary')
   summary(): Promise<ModerationSummaryResponse> {
     return this.moderation.summary();
   }
 
   /** The moderation audit trail, newest first, filtered by kind, actor (username) and library (slug). */
-  @Get('audit')
-  @RateLimit('read')
-  @ApiOkResponse({ type: AuditEventPageResponse })
+  @ReadRoute(AuditEventPageResponse, 'audit')
   auditTrail(@Query() query: AuditQueryDto): Promise<Page<AuditEventResponse>> {
     return this.audit.list(query);
   }
 
   /** Reports, newest first, filtered by status and reason. */
-  @Get('reports')
-  @RateLimit('read')
-  @ApiOkResponse({ type: ModerationReportPageResponse })
+  @ReadRoute(ModerationReportPageResponse, 'reports')
   reports(@Query() query: ModerationReportsQueryDto): Promise<Page<ModerationReportResponse>> {
     return this.moderation.listReports(query);
   }
@@ -111,9 +105,7 @@ export class ModerationController {
   }
 
   /** Community photos, newest first, filtered by status. */
-  @Get('photos')
-  @RateLimit('read')
-  @ApiOkResponse({ type: ModerationPhotoPageResponse })
+  @ReadRoute(ModerationPhotoPageResponse, 'photos')
   photos(@Query() query: ModerationPhotosQueryDto): Promise<Page<ModerationPhotoResponse>> {
     return this.moderation.listPhotos(query);
   }
@@ -131,17 +123,13 @@ export class ModerationController {
   }
 
   /** Libraries of any status, newest first. */
-  @Get()
-  @RateLimit('read')
-  @ApiOkResponse({ type: ModerationLibraryPageResponse })
+  @ReadRoute(ModerationLibraryPageResponse)
   libraries(@Query() query: ModerationLibrariesQueryDto): Promise<Page<ModerationLibraryResponse>> {
     return this.moderation.listLibraries(query);
   }
 
   /** One library in any status, with its moderation state and staged changes. */
-  @Get(':slug')
-  @RateLimit('read')
-  @ApiOkResponse({ type: ModerationLibraryResponse })
+  @ReadRoute(ModerationLibraryResponse, ':slug')
   library(@Param('slug') slug: string): Promise<ModerationLibraryResponse> {
     return this.moderation.getLibrary(slug);
   }

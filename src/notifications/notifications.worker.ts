@@ -1,13 +1,7 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { Clock } from '../common/clock.js';
-import { PollLoop } from '../common/jobs/poll-loop.js';
+import { PollingWorker } from '../common/jobs/polling-worker.js';
 import { AppConfig } from '../config/app-config.js';
 import { MailTemplates, type MailKind } from './mail/mail-templates.js';
 import { MailTransport, PermanentMailError } from './mail/mail-transport.js';
@@ -41,9 +35,7 @@ export function jobUuid(jobId: number): string {
  * that dies leaves its job to others when the lease expires.
  */
 @Injectable()
-export class NotificationsWorker implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(NotificationsWorker.name);
-  private readonly loop: PollLoop;
+export class NotificationsWorker extends PollingWorker {
   private readonly preparers = new Map<NotificationKind, MailPreparer>();
   private stopping = false;
 
@@ -56,10 +48,9 @@ export class NotificationsWorker implements OnApplicationBootstrap, OnModuleDest
     private readonly apns: ApnsClient,
     @Inject(NOTIFICATIONS_OPTIONS) private readonly options: NotificationsOptions,
   ) {
-    this.loop = new PollLoop(
-      config.notifications.pollIntervalMs ?? 0,
-      () => this.runOnce(),
-      (error) => this.logger.error(`notification poll failed: ${(error as Error).message}`),
+    super(
+      { pollIntervalMs: config.notifications.pollIntervalMs ?? 0, autoStart: options.autoStart },
+      'notification poll failed',
     );
   }
 
@@ -68,20 +59,17 @@ export class NotificationsWorker implements OnApplicationBootstrap, OnModuleDest
     this.preparers.set(kind, preparer);
   }
 
-  onApplicationBootstrap(): void {
-    if (this.config.notifications.pollIntervalMs !== null && this.options.autoStart) {
-      this.loop.start();
-    }
+  protected configured(): boolean {
+    return this.config.notifications.pollIntervalMs !== null;
   }
 
-  async onModuleDestroy(): Promise<void> {
+  protected override beforeStop(): void {
     this.stopping = true;
-    await this.loop.stop();
   }
 
   /** Sends what is due now (at most `maxJobsPerRun`); resolves to how many jobs were claimed. */
   runOnce(): Promise<number> {
-    return this.loop.track(this.drain());
+    return this.track(this.drain());
   }
 
   private async drain(): Promise<number> {

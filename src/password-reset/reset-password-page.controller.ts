@@ -1,19 +1,7 @@
-import {
-  Body,
-  Catch,
-  Controller,
-  Get,
-  Post,
-  Query,
-  Req,
-  Res,
-  UseFilters,
-  type ArgumentsHost,
-} from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Catch, Get, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { Public } from '../common/auth/public.decorator.js';
-import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter.js';
+import { HtmlPages } from '../common/http/html-pages.decorator.js';
+import { PageExceptionFilter, type ErrorBody } from '../common/errors/all-exceptions.filter.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { RefusedError } from '../common/errors/domain-errors.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
@@ -29,20 +17,12 @@ export const RESET_PAGE_PATHS = ['reset-password'];
 
 /** Errors on the page (rate limit, a broken form, anything unexpected) as the page, never as JSON. */
 @Catch()
-export class ResetPageExceptionFilter extends AllExceptionsFilter {
+export class ResetPageExceptionFilter extends PageExceptionFilter {
   constructor(private readonly page: ResetPasswordPage) {
     super();
   }
 
-  override catch(exception: unknown, host: ArgumentsHost): void {
-    const req = host.switchToHttp().getRequest<Request>();
-    const res = host.switchToHttp().getResponse<Response>();
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    const [status, body] = this.toEnvelope(exception, req);
-    this.setHeaders(res, status, body, exception);
+  protected renderError(req: Request, res: Response, status: number, body: ErrorBody): void {
     this.page.render(req, res, { view: 'error', message: body.message }, status);
   }
 }
@@ -51,10 +31,7 @@ export class ResetPageExceptionFilter extends AllExceptionsFilter {
  * The page the reset mail links to: `GET /reset-password?token=…` shows the form (or why the link cannot be used),
  * `POST /reset-password` sets the password through the same service as the API's confirm.
  */
-@ApiExcludeController()
-@Public()
-@UseFilters(ResetPageExceptionFilter)
-@Controller('reset-password')
+@HtmlPages('reset-password', ResetPageExceptionFilter)
 export class ResetPasswordPageController {
   constructor(
     private readonly reset: PasswordResetService,

@@ -1,26 +1,8 @@
+import { Controller, Param, Post, Query, UploadedFile } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import {
-  Controller,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  UploadedFile,
-  UseInterceptors,
-} from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConflictResponse,
-  ApiConsumes,
-  ApiCreatedResponse,
-  ApiOkResponse,
-  ApiTags,
-} from '@nestjs/swagger';
-import { ErrorResponse } from '../common/errors/error.response.js';
-import {
-  ApiIdempotencyKeyHeader,
-  IDEMPOTENCY_CONFLICT_DESCRIPTION,
   IdempotencyKey,
+  IdempotentFormCreate,
 } from '../common/idempotency/idempotency-key.decorator.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { CurrentUser } from '../common/auth/auth.decorators.js';
@@ -36,6 +18,13 @@ import {
 import type { UploadedPhoto } from '../libraries/libraries.service.js';
 import { CreateReportDto, CreateReportForm } from './dto/create-report.dto.js';
 import { ReportsService } from './reports.service.js';
+import { ReadRoute } from '../common/http/read-route.decorator.js';
+
+const REPORT_PHOTO_UPLOAD = PhotoUpload({
+  field: 'photo',
+  maxBytes: 5 * 1024 * 1024,
+  tooLargeMessage: 'Photo must be 5MB or smaller.',
+});
 
 @ApiTags('reports')
 @Controller('libraries')
@@ -44,23 +33,12 @@ export class ReportsController {
 
   /** Report a problem with an approved library, optionally with a photo (multipart/form-data, max 5 MB). */
   @Post(':slug/report')
-  @HttpCode(201)
   @RateLimit('write')
-  @UseInterceptors(
-    PhotoUpload({
-      field: 'photo',
-      maxBytes: 5 * 1024 * 1024,
-      tooLargeMessage: 'Photo must be 5MB or smaller.',
-    }),
-  )
-  @ApiConsumes('multipart/form-data')
-  @ApiBody({ type: CreateReportForm })
-  @ApiCreatedResponse({
-    type: ReportCreatedResponse,
-    description: 'Created; also the answer to a retry with the same Idempotency-Key and request.',
+  @IdempotentFormCreate({
+    form: CreateReportForm,
+    created: ReportCreatedResponse,
+    upload: REPORT_PHOTO_UPLOAD,
   })
-  @ApiIdempotencyKeyHeader()
-  @ApiConflictResponse({ type: ErrorResponse, description: IDEMPOTENCY_CONFLICT_DESCRIPTION })
   create(
     @CurrentUser() user: AuthUser,
     @Param('slug') slug: string,
@@ -72,9 +50,7 @@ export class ReportsController {
   }
 
   /** The caller's reports, newest first. */
-  @Get('mine/reports')
-  @RateLimit('read')
-  @ApiOkResponse({ type: MyReportPageResponse })
+  @ReadRoute(MyReportPageResponse, 'mine/reports')
   mine(
     @CurrentUser() user: AuthUser,
     @Query() query: PaginationQueryDto,

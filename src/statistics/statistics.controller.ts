@@ -1,10 +1,10 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Controller } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth/public.decorator.js';
 import { PublicCache } from '../common/http/cache-control.js';
-import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { StatisticsResponse } from './statistics.response.js';
 import { StatisticsService } from './statistics.service.js';
+import { ReadRoute } from '../common/http/read-route.decorator.js';
 
 @ApiTags('statistics')
 @Controller('statistics')
@@ -12,11 +12,9 @@ export class StatisticsController {
   constructor(private readonly statistics: StatisticsService) {}
 
   /** Totals, top countries and cumulative growth of approved libraries (cached for 5 minutes). */
-  @Get()
+  @ReadRoute(StatisticsResponse)
   @Public()
-  @RateLimit('read')
   @PublicCache(60)
-  @ApiOkResponse({ type: StatisticsResponse })
   get(): Promise<StatisticsResponse> {
     return this.statistics.get();
   }

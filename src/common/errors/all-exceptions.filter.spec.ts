@@ -1,5 +1,3 @@
-import type { ArgumentsHost } from '@nestjs/common';
-import { AllExceptionsFilter } from './all-exceptions.filter.js';
 import { ApiError } from './api-error.js';
 import {
   ConflictError,
@@ -11,31 +9,9 @@ import {
   UnauthorizedError,
   UnavailableError,
 } from './domain-errors.js';
+import { filterAnswer } from './filter-fixtures.js';
 
-/** Runs the filter on `error` with a recording response; returns status, body and headers. */
-function answer(error: unknown) {
-  const headers: Record<string, string> = {};
-  const sent: { status?: number; body?: unknown } = {};
-  const response = {
-    headersSent: false,
-    setHeader: (name: string, value: string) => (headers[name] = value),
-    hasHeader: (name: string) => name in headers,
-    status(code: number) {
-      sent.status = code;
-      return this;
-    },
-    json(body: unknown) {
-      sent.body = body;
-      return this;
-    },
-  };
-  const request = { method: 'GET', path: '/api/v1/test' };
-  const host = {
-    switchToHttp: () => ({ getResponse: () => response, getRequest: () => request }),
-  } as unknown as ArgumentsHost;
-  new AllExceptionsFilter().catch(error, host);
-  return { ...sent, headers };
-}
+const answer = (error: unknown) => filterAnswer(error);
 
 describe('AllExceptionsFilter and domain errors', () => {
   it.each([

@@ -192,3 +192,28 @@ export class AllExceptionsFilter implements ExceptionFilter {
     this.logger.error(`${request.method} ${request.path} failed: ${error.message}`, error.stack);
   }
 }
+
+/**
+ * The error filter of HTML pages: the API's status, message and headers, answered as a page by `renderError`.
+ * `answered` may first take an error the pages handle otherwise (e.g. a redirect to a sign-in form).
+ */
+export abstract class PageExceptionFilter<R extends Request = Request> extends AllExceptionsFilter {
+  override catch(exception: unknown, host: ArgumentsHost): void {
+    const req = host.switchToHttp().getRequest<R>();
+    const res = host.switchToHttp().getResponse<Response>();
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (this.answered(exception, req, res)) return;
+    const [status, body] = this.toEnvelope(exception, req);
+    this.setHeaders(res, status, body, exception);
+    this.renderError(req, res, status, body);
+  }
+
+  protected answered(_exception: unknown, _req: R, _res: Response): boolean {
+    return false;
+  }
+
+  protected abstract renderError(req: R, res: Response, status: number, body: ErrorBody): void;
+}

@@ -1,7 +1,22 @@
-import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { ApiHeader } from '@nestjs/swagger';
+import {
+  applyDecorators,
+  createParamDecorator,
+  HttpCode,
+  UseInterceptors,
+  type ExecutionContext,
+  type NestInterceptor,
+  type Type,
+} from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConflictResponse,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiHeader,
+} from '@nestjs/swagger';
 import type { Request } from 'express';
 import { RequestValidationError } from '../errors/api-error.js';
+import { ErrorResponse } from '../errors/error.response.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** 8–128 characters: letters, digits and `. _ : ~ + / = -` (a UUID, a ULID, a base64 token all fit). */
@@ -25,12 +40,12 @@ export const IdempotencyKey = createParamDecorator(
   },
 );
 
-export const IDEMPOTENCY_CONFLICT_DESCRIPTION =
+const IDEMPOTENCY_CONFLICT_DESCRIPTION =
   '`This Idempotency-Key was already used for a different request.`: the key was used within its lifetime ' +
   'for another request (other fields, another photo or another route).';
 
 /** The header's OpenAPI entry, for every route that reads it. */
-export const ApiIdempotencyKeyHeader = () =>
+const ApiIdempotencyKeyHeader = () =>
   ApiHeader({
     name: IDEMPOTENCY_KEY_HEADER,
     required: false,
@@ -45,3 +60,26 @@ export const ApiIdempotencyKeyHeader = () =>
       pattern: IDEMPOTENCY_KEY_PATTERN.source,
     },
   });
+
+/**
+ * A create from a multipart form (its file part read by `upload`) that honours the `Idempotency-Key` header: 201
+ * with `created`, the form's OpenAPI shape, the header and its 409. The handler reads the key with
+ * `@IdempotencyKey()`.
+ */
+export const IdempotentFormCreate = (options: {
+  form: Type;
+  created: Type;
+  upload: Type<NestInterceptor>;
+}) =>
+  applyDecorators(
+    HttpCode(201),
+    UseInterceptors(options.upload),
+    ApiConsumes('multipart/form-data'),
+    ApiBody({ type: options.form }),
+    ApiCreatedResponse({
+      type: options.created,
+      description: 'Created; also the answer to a retry with the same Idempotency-Key and request.',
+    }),
+    ApiIdempotencyKeyHeader(),
+    ApiConflictResponse({ type: ErrorResponse, description: IDEMPOTENCY_CONFLICT_DESCRIPTION }),
+  );

@@ -7,12 +7,11 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config.js';
-import { Clock } from '../clock.js';
+import { Clock, HOUR_MS } from '../clock.js';
 import { ConflictError } from '../errors/domain-errors.js';
 import type { Transaction } from '../../database/database.js';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository.js';
 
-const HOUR_MS = 3_600_000;
 /** Expired keys are deleted this often (and once at start), in batches of this many rows. */
 const SWEEP_INTERVAL_MS = HOUR_MS;
 const SWEEP_BATCH = 5_000;

@@ -1,8 +1,8 @@
 /**
  * The background loop of a durable job: runs `tick` every `intervalMs` (measured from the end of the previous tick,
  * so ticks never overlap), keeps track of runs in flight (the loop's and any started by hand through `track`), and
- * on `stop` waits for them. The timer is unref'd: it never keeps a process alive. Used by the AI enrichment worker
- * and the open-data export job; what a tick claims (and how) is theirs.
+ * on `stop` waits for them. The timer is unref'd: it never keeps a process alive. `PollingWorker` wires it into a
+ * Nest provider's lifecycle; what a tick claims (and how) is the worker's.
  */
 export class PollLoop {
   private timer: NodeJS.Timeout | null = null;

@@ -5,11 +5,11 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config.js';
+import { HOUR_MS } from '../clock.js';
 import { MediaReferencesRepository } from './media-references.repository.js';
 import { MediaStorage } from './media-storage.js';
 import { PHOTO_FOLDERS } from './photo-processor.js';
 
-const HOUR_MS = 3_600_000;
 const BATCH = 500;
 
 export interface SweepResult {

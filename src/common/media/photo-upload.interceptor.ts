@@ -143,3 +143,10 @@ export function PhotoUpload(options: PhotoUploadOptions): Type<NestInterceptor> 
 
   return mixin(PhotoUploadInterceptor);
 }
+
+/** The photo of a library submission, a staff edit or a community photo (8 MB). */
+export const SUBMISSION_PHOTO_UPLOAD = PhotoUpload({
+  field: 'photo',
+  maxBytes: 8 * 1024 * 1024,
+  tooLargeMessage: 'Photo must be 8MB or smaller.',
+});

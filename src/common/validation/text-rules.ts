@@ -1,4 +1,7 @@
-import { maxLength, ValidateBy } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsOptional, IsString, maxLength, MaxLength, ValidateBy } from 'class-validator';
+import { Trim } from './transforms.js';
 
 /** PostgreSQL text cannot hold NUL; refusing it here keeps such input a 422 instead of a database error. */
 export const NoNul = () =>
@@ -26,3 +29,15 @@ export const MaxChars = (max: number) =>
         `${args?.property ?? 'value'} must be shorter than or equal to ${max} characters`,
     },
   });
+
+/** Free text: trimmed, a string without NUL, at most `max` characters (as @MaxLength and as PostgreSQL counts them). */
+export const Text = (max: number) =>
+  applyDecorators(Trim(), IsString(), NoNul(), MaxLength(max), MaxChars(max));
+
+/** An optional `Text` field, documented in OpenAPI with its limit. */
+export const OptionalText = (max: number) =>
+  applyDecorators(
+    ApiProperty({ required: false, type: 'string', maxLength: max }),
+    IsOptional(),
+    Text(max),
+  );

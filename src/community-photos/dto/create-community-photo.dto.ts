@@ -1,16 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
-import { Trim } from '../../common/validation/transforms.js';
+import { OptionalText } from '../../common/validation/text-rules.js';
 
 export class CreateCommunityPhotoDto {
   /** Optional, at most 200 characters. */
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(200)
-  @MaxChars(200)
+  @OptionalText(200)
   caption?: string;
 }
 

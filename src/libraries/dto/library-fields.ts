@@ -5,6 +5,8 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
+  Length,
+  Matches,
   IsNumber,
   IsOptional,
   IsString,
@@ -15,7 +17,9 @@ import {
   ValidateBy,
   ValidateIf,
   isISO31661Alpha2,
+  type ValidationOptions,
 } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
 import { ToBoolean, ToInt, ToNumber, Trim } from '../../common/validation/transforms.js';
 
 /** A bare host gets `https://`; anything with another scheme is left as is (and fails the URL check). */
@@ -28,48 +32,24 @@ export function normaliseWebsite(value: unknown): unknown {
   return `https://${text}`;
 }
 
-import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
+import { MaxChars, NoNul, OptionalText } from '../../common/validation/text-rules.js';
 
 const URL_RULES = { protocols: ['http', 'https'], require_protocol: true, require_tld: true };
 
 /** Optional fields of a submission, shared by create (POST) and owner edit (PATCH). */
 export class LibraryOptionalFields {
   /** Proper name; left blank, AI enrichment may fill it. */
-  @ApiPropertyOptional({ type: 'string', maxLength: 255 })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(255)
-  @MaxChars(255)
+  @OptionalText(255)
   name?: string;
 
   /** 1–3 sentences; also the image alt text. Left blank, AI enrichment may fill it. */
-  @ApiPropertyOptional({ type: 'string', maxLength: 2000 })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(2000)
-  @MaxChars(2000)
+  @OptionalText(2000)
   description?: string;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: 255 })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(255)
-  @MaxChars(255)
+  @OptionalText(255)
   address?: string;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: 20 })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(20)
-  @MaxChars(20)
+  @OptionalText(20)
   postal_code?: string;
 
   @ApiPropertyOptional({ enum: ['yes', 'no', 'limited'] })
@@ -114,31 +94,13 @@ export class LibraryOptionalFields {
   @IsUrl(URL_RULES, { message: 'website must be an http(s) URL' })
   website?: string;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: 255 })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(255)
-  @MaxChars(255)
+  @OptionalText(255)
   contact?: string;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: 255 })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(255)
-  @MaxChars(255)
+  @OptionalText(255)
   operator?: string;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: 255 })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(255)
-  @MaxChars(255)
+  @OptionalText(255)
   brand?: string;
 }
 
@@ -174,6 +136,26 @@ export const COUNTRY_RULES = [
   ),
   IsCountryCode(),
 ];
+
+const COUNTRY_FILTER = /^[A-Za-z]{2}$/;
+
+/** A filter on the two-letter country code, any case (lists and moderation queues). */
+export const CountryFilter = (options?: ValidationOptions) =>
+  applyDecorators(
+    ApiProperty({
+      required: false,
+      type: 'string',
+      minLength: 2,
+      maxLength: 2,
+      pattern: COUNTRY_FILTER.source,
+    }),
+    IsOptional(),
+    Trim(),
+    IsString(),
+    Length(2, 2),
+    Matches(COUNTRY_FILTER, options),
+  );
+
 export const LATITUDE_RULES = [
   ToNumber(),
   IsNumber({ allowNaN: false, allowInfinity: false }),

@@ -4,11 +4,7 @@ import {
   IsDefined,
   IsNumber,
   IsOptional,
-  IsString,
-  Length,
-  Matches,
   Max,
-  MaxLength,
   Min,
   ValidateIf,
   IsInt,
@@ -18,8 +14,9 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { PaginationQueryDto } from '../../common/pagination/pagination.js';
-import { ToBoolean, ToInt, ToNumber, Trim } from '../../common/validation/transforms.js';
-import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
+import { ToBoolean, ToInt, ToNumber } from '../../common/validation/transforms.js';
+import { OptionalText } from '../../common/validation/text-rules.js';
+import { CountryFilter } from './library-fields.js';
 
 @ValidatorConstraint({ name: 'needsLocation' })
 class NeedsLocation implements ValidatorConstraintInterface {
@@ -38,47 +35,23 @@ export class ListLibrariesQueryDto extends PaginationQueryDto {
    * Full-text search over name and description (accent- and case-insensitive; every word must match, as a word
    * prefix). Libraries whose name holds every word come first, then the others; newest first within each.
    */
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(200)
-  @MaxChars(200)
+  @OptionalText(200)
   q?: string;
 
   /** Substring search over name, description, city, address and postal code; name matches first. Wins over q. */
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(200)
-  @MaxChars(200)
+  @OptionalText(200)
   search?: string;
 
   /** Case-insensitive substring of the city. */
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(100)
-  @MaxChars(100)
+  @OptionalText(100)
   city?: string;
 
   /** Two-letter country code, case-insensitive. */
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @Length(2, 2)
-  @Matches(/^[A-Za-z]{2}$/, { message: 'country must be two letters' })
+  @CountryFilter({ message: 'country must be two letters' })
   country?: string;
 
   /** Substring of the postal code. */
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(20)
-  @MaxChars(20)
+  @OptionalText(20)
   postal_code?: string;
 
   /** Only libraries with (true) or without (false) a primary or approved community photo. */

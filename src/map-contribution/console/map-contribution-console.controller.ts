@@ -1,30 +1,17 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Param,
-  Post,
-  Query,
-  Req,
-  Res,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Body, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ConsoleExceptionFilter } from '../../admin/console-exception.filter.js';
-import { ConsolePages, pager, type ConsoleRequest } from '../../admin/console-pages.js';
-import { ConsoleSessionGuard } from '../../admin/console-session.guard.js';
-import { Public } from '../../common/auth/public.decorator.js';
+import {
+  ConsolePages,
+  consoleActor,
+  pager,
+  type ConsoleRequest,
+} from '../../admin/console-pages.js';
+import { StaffConsole } from '../../admin/staff-console.decorator.js';
 import { AUDIT_KINDS, type AuditKind } from '../../moderation-audit/dto/moderation-audit.dto.js';
 import { ModerationAuditService } from '../../moderation-audit/moderation-audit.service.js';
 import { RateLimit } from '../../common/rate-limit/rate-limit.decorator.js';
-import type { VerifiedValues } from '../domain/types.js';
-import {
-  CONTRIBUTION_STATUSES,
-  ResolveDto,
-  VerifiedQueryDto,
-} from '../dto/map-contribution.dto.js';
+import { CONTRIBUTION_STATUSES } from '../domain/state-machine.js';
+import { ResolveDto, VerifiedQueryDto, verifiedValues } from '../dto/map-contribution.dto.js';
 import { ContributionRecordsService } from '../contribution-records.service.js';
 import { DuplicateCheckService } from '../duplicate-check.service.js';
 import { PermissionWithdrawalService } from '../permission-withdrawal.service.js';
@@ -40,18 +27,6 @@ import {
   MAP_CONTRIBUTION_KIND,
 } from './console.dto.js';
 
-const verifiedOf = (query: VerifiedQueryDto): VerifiedValues => ({
-  name: query.verified_name ?? false,
-  brand: query.verified_brand ?? false,
-  operator: query.verified_operator ?? false,
-  website: query.verified_website ?? false,
-});
-
-const actorOf = (req: ConsoleRequest) => ({
-  id: req.consoleUser!.id,
-  username: req.consoleUser!.username,
-});
-
 const RESOLVED: Record<ResolveDto['outcome'], string> = {
   same_feature: 'Resolved as the same feature: the existing element is linked, nothing is created.',
   different_feature:
@@ -63,11 +38,7 @@ const RESOLVED: Record<ResolveDto['outcome'], string> = {
  * The staff console's map-contribution pages (/admin/contributions and /admin/audit). Every action is the staff service the
  * JSON API uses; the write needs the preview, then a separate confirmation page with an explicit confirmation.
  */
-@ApiExcludeController()
-@Public()
-@UseGuards(ConsoleSessionGuard)
-@UseFilters(ConsoleExceptionFilter)
-@Controller('admin')
+@StaffConsole()
 export class MapContributionConsoleController {
   constructor(
     private readonly pages: ConsolePages,
@@ -87,13 +58,11 @@ export class MapContributionConsoleController {
     @Query() query: ConsoleContributionsQueryDto,
   ): Promise<void> {
     const page = await this.records.list(query);
-    this.pages.render(req, res, 'contributions', {
+    this.pages.renderList(req, res, 'contributions', page, {
       title: 'Map contributions',
       section: 'contributions',
       query,
       statuses: CONTRIBUTION_STATUSES,
-      page,
-      pager: pager(req, page.pagination),
     });
   }
 
@@ -105,7 +74,7 @@ export class MapContributionConsoleController {
     @Res() res: Response,
     @Query() query: ConsoleBatchQueryDto,
   ): Promise<void> {
-    const verified = verifiedOf(query);
+    const verified = verifiedValues(query);
     const items = [];
     for (const slug of query.slugs) {
       const [record, { preview, confirmBlockers }] = await Promise.all([
@@ -134,7 +103,11 @@ export class MapContributionConsoleController {
     @Res() res: Response,
     @Body() form: ConsoleBatchConfirmDto,
   ): Promise<void> {
-    const result = await this.saga.batchConfirm(form.slugs, actorOf(req), verifiedOf(form));
+    const result = await this.saga.batchConfirm(
+      form.slugs,
+      consoleActor(req),
+      verifiedValues(form),
+    );
     const items = result.batches.flatMap((batch) =>
       batch.items.map((item) => ({ ...item, changeset: batch.changeset_id })),
     );
@@ -218,7 +191,7 @@ export class MapContributionConsoleController {
       this.pages.redirect(req, res, this.base(slug), { kind: 'error', text: unavailable });
       return;
     }
-    const record = await this.checks.check(slug, actorOf(req));
+    const record = await this.checks.check(slug, consoleActor(req));
     const found = record.duplicate_candidates.length;
     this.pages.redirect(req, res, this.base(slug), {
       kind: record.last_error_code && record.status !== 'no_match' ? 'error' : 'notice',
@@ -234,7 +207,7 @@ export class MapContributionConsoleController {
     @Param('slug') slug: string,
     @Body() form: ResolveDto,
   ): Promise<void> {
-    await this.checks.resolve(slug, actorOf(req), form);
+    await this.checks.resolve(slug, consoleActor(req), form);
     this.pages.redirect(req, res, this.base(slug), {
       kind: 'notice',
       text: RESOLVED[form.outcome],
@@ -272,7 +245,7 @@ export class MapContributionConsoleController {
     @Param('slug') slug: string,
     @Body() form: ConsoleConfirmDto,
   ): Promise<void> {
-    const record = await this.saga.confirm(slug, actorOf(req), verifiedOf(form));
+    const record = await this.saga.confirm(slug, consoleActor(req), verifiedValues(form));
     const written = record.status === 'contributed' && record.mapdb_element_id !== null;
     this.pages.redirect(
       req,
@@ -298,7 +271,7 @@ export class MapContributionConsoleController {
     @Res() res: Response,
     @Param('slug') slug: string,
   ): Promise<void> {
-    const record = await this.reconciliation.reconcile(slug, actorOf(req));
+    const record = await this.reconciliation.reconcile(slug, consoleActor(req));
     this.pages.redirect(req, res, this.base(slug), {
       kind: 'notice',
       text: `Reconciled: the contribution is ${record.status.replace(/_/g, ' ')}.`,
@@ -313,7 +286,7 @@ export class MapContributionConsoleController {
     @Param('slug') slug: string,
     @Body() _form: ConsoleWithdrawDto,
   ): Promise<void> {
-    await this.withdrawal.withdraw(slug, actorOf(req));
+    await this.withdrawal.withdraw(slug, consoleActor(req));
     this.pages.redirect(req, res, this.base(slug), {
       kind: 'notice',
       text: 'Permission withdrawn: this library will never be contributed.',
@@ -329,7 +302,7 @@ export class MapContributionConsoleController {
     view: 'preview' | 'confirm',
     heading: string,
   ): Promise<void> {
-    const verified = verifiedOf(query);
+    const verified = verifiedValues(query);
     const [record, { preview, confirmBlockers }] = await Promise.all([
       this.records.detail(slug),
       this.records.dryRun(slug, verified),

@@ -1,37 +1,24 @@
 import fc from 'fast-check';
 import { BLOCKER_ORDER, evaluateEligibility, isEligible } from './eligibility.js';
+import { CONTRIBUTION_STATUSES } from './state-machine.js';
+import { library as eligibleLibrary } from './tag-mapping-fixtures.js';
 import type { BlockerCode, ContributionFacts, LibraryFacts, WriteGates } from './types.js';
 
 const NOW = new Date('2026-06-15T12:00:00.000Z');
 const MAX_AGE = 900;
 const secondsAgo = (seconds: number) => new Date(NOW.getTime() - seconds * 1000);
 
-function library(overrides: Partial<LibraryFacts> = {}): LibraryFacts {
-  return {
-    id: 7,
-    status: 'approved',
-    submissionOrigin: 'user',
-    createdBy: 42,
-    mapdbSubmissionAllowed: true,
-    source: '',
-    externalId: '',
-    hasPendingChanges: false,
-    hasPendingPhoto: false,
+/** The shared eligible library, with the values these cases were written against. */
+const library = (overrides: Partial<LibraryFacts> = {}): LibraryFacts =>
+  eligibleLibrary({
     name: 'Bücherschrank am Lindenplatz',
-    address: 'Lindenweg 12',
-    lat: 52.52,
-    lng: 13.405,
-    capacity: 80,
     isIndoor: false,
     isLit: true,
     wheelchairAccessible: 'yes',
     brand: '',
-    operator: 'Bürgerverein Mitte',
     website: '',
-    aiGeneratedFields: [],
     ...overrides,
-  };
-}
+  });
 
 function contribution(overrides: Partial<ContributionFacts> = {}): ContributionFacts {
   return {
@@ -282,15 +269,7 @@ describe('evaluateEligibility', () => {
       hasPendingPhoto: fc.boolean(),
     });
     const arbitraryContribution = fc.record({
-      status: fc.constantFrom(
-        'unchecked',
-        'no_match',
-        'possible_duplicate',
-        'already_present',
-        'submitting',
-        'contributed',
-        'failed' as const,
-      ),
+      status: fc.constantFrom(...CONTRIBUTION_STATUSES),
       checkedAt: fc.option(fc.integer({ min: -2000, max: 2000 }).map(secondsAgo), { nil: null }),
       lastCheckFailed: fc.boolean(),
       elementType: fc.constantFrom(null, 'node' as const),

@@ -1,4 +1,4 @@
-/** Fixtures shared by the tag-mapping and write-gate specs; not part of the build. */
+/** Fixtures shared by the tag-mapping, write-gate and eligibility specs; not part of the build. */
 import type { LibraryFacts, VerifiedValues } from './types.js';
 
 /** An eligible library with every mappable value set. */

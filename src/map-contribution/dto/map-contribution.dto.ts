@@ -1,4 +1,6 @@
 import { BLOCKER_ORDER } from '../domain/eligibility.js';
+import { CONTRIBUTION_STATUSES } from '../domain/state-machine.js';
+import type { VerifiedValues } from '../domain/types.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -20,16 +22,6 @@ import {
 import { PaginationMeta, PaginationQueryDto } from '../../common/pagination/pagination.js';
 import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
 import { ToBoolean, ToInt, Trim } from '../../common/validation/transforms.js';
-
-export const CONTRIBUTION_STATUSES = [
-  'unchecked',
-  'no_match',
-  'possible_duplicate',
-  'already_present',
-  'submitting',
-  'contributed',
-  'failed',
-] as const;
 
 export class ContributionListQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ enum: CONTRIBUTION_STATUSES })
@@ -65,6 +57,14 @@ export class VerifiedQueryDto {
   @IsBoolean()
   verified_website?: boolean;
 }
+
+/** The verification flags of a preview or confirm as the domain's values (unset is not verified). */
+export const verifiedValues = (flags: VerifiedQueryDto): VerifiedValues => ({
+  name: flags.verified_name ?? false,
+  brand: flags.verified_brand ?? false,
+  operator: flags.verified_operator ?? false,
+  website: flags.verified_website ?? false,
+});
 
 export class ConfirmDto {
   @IsOptional()

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { PaginationMeta, PaginationQueryDto } from '../../common/pagination/pagination.js';
-import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
-import { Trim } from '../../common/validation/transforms.js';
+import { OptionalText } from '../../common/validation/text-rules.js';
 
 /** Every kind of staff decision the moderation audit trail records. */
 export const AUDIT_KINDS = [
@@ -33,24 +32,14 @@ export class AuditQueryDto extends PaginationQueryDto {
     maxLength: 150,
     description: 'Only decisions taken by the staff member with this username (case-insensitive)',
   })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(150)
-  @MaxChars(150)
+  @OptionalText(150)
   actor?: string;
 
   @ApiPropertyOptional({
     maxLength: 255,
     description: 'Only decisions about the library with this slug',
   })
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(255)
-  @MaxChars(255)
+  @OptionalText(255)
   library?: string;
 }
 

@@ -1,19 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  MaxLength,
-  Min,
-  ValidateIf,
-} from 'class-validator';
+import { IsIn, IsInt, IsOptional, Min, ValidateIf } from 'class-validator';
 import { PaginationQueryDto, PaginationMeta } from '../../common/pagination/pagination.js';
-import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
-import { ToInt, Trim } from '../../common/validation/transforms.js';
-import { apply } from '../../libraries/dto/library-fields.js';
+import { OptionalText, Text } from '../../common/validation/text-rules.js';
+import { ToInt } from '../../common/validation/transforms.js';
+import { apply, CountryFilter } from '../../libraries/dto/library-fields.js';
 import { LibraryItemResponse, LibraryRefResponse } from '../../libraries/dto/library.response.js';
 import {
   PROTECTED_LIBRARY_FIELDS,
@@ -32,27 +22,13 @@ export class ModerationLibrariesQueryDto extends PaginationQueryDto {
   status: string = 'all';
 
   /** Case-insensitive substring of name, address or city. */
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(200)
-  @MaxChars(200)
+  @OptionalText(200)
   q?: string;
 
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @Length(2, 2)
-  @Matches(/^[A-Za-z]{2}$/)
+  @CountryFilter()
   country?: string;
 
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(100)
-  @MaxChars(100)
+  @OptionalText(100)
   source?: string;
 }
 
@@ -89,11 +65,7 @@ const REJECTION_REASON_RULES = [
     (dto: { rejection_reason?: unknown }) =>
       dto.rejection_reason !== undefined && dto.rejection_reason !== null,
   ),
-  Trim(),
-  IsString(),
-  NoNul(),
-  MaxLength(2000),
-  MaxChars(2000),
+  Text(2000),
 ];
 
 export class UpdateLibraryStatusDto {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
-import { MaxChars, NoNul } from '../../common/validation/text-rules.js';
+import { OptionalText } from '../../common/validation/text-rules.js';
 
 export const REPORT_REASONS = [
   'damaged',
@@ -19,12 +19,7 @@ export class CreateReportDto {
   @IsIn(REPORT_REASONS)
   reason: ReportReason;
 
-  @IsOptional()
-  @Trim()
-  @IsString()
-  @NoNul()
-  @MaxLength(2000)
-  @MaxChars(2000)
+  @OptionalText(2000)
   details?: string;
 }
 
