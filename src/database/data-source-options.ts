@@ -93,6 +93,8 @@ export function buildDataSourceOptions(
       // Startup parameters of every connection (node-postgres omits them when 0).
       statement_timeout: timeouts.statementTimeoutSeconds * 1000,
       idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutSeconds * 1000,
+      // JIT compiled for 49–138 ms in cold counts at 1M libraries and never paid off (bench/README.md, issue 22).
+      options: '-c jit=off',
       // Client side (never sent to the server); 0 leaves it off.
       query_timeout: timeouts.queryTimeoutSeconds * 1000 || undefined,
       keepAlive: true,

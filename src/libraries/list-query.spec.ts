@@ -87,12 +87,35 @@ describe('list-query', () => {
     for (const search of [
       { q: 'x' },
       { search: 'x' },
-      { city: 'x' },
-      { postalCode: '1' },
+      { city: 'x', postalCode: '1' },
+      { city: 'x', q: 'y' },
+      { postalCode: '1', near: { lat: 1, lng: 1 } },
       { near: { lat: 1, lng: 1, radiusMeters: 1000 } },
     ]) {
       expect(countsFromAggregate(search)).toBe(false);
       expect(countQuery(search).text).not.toContain('library_country_counts');
+      expect(countQuery(search).text).not.toMatch(
+        /library_(city|postal_code)_counts|library_place_grams/,
+      );
+    }
+  });
+
+  it('reads the count of one place filter (with country, has_photo) from the place counts only', () => {
+    for (const [search, table] of [
+      [{ city: 'Ber' }, 'library_city_counts'],
+      [{ city: 'Ber', country: 'de', hasPhoto: false }, 'library_city_counts'],
+      [{ postalCode: '10' }, 'library_postal_code_counts'],
+      [{ postalCode: '101', hasPhoto: true }, 'library_postal_code_counts'],
+    ] as const) {
+      expect(countsFromAggregate(search)).toBe(true);
+      const { text } = countQuery(search);
+      expect(text).toContain(table);
+      expect(text).toContain('library_place_grams');
+      expect(text).not.toMatch(/FROM libraries l\s*(WHERE|$)/);
+      // The page: the walk newest first or the newest of each matching value, chosen on the total.
+      const page = countAndPageQuery(search, null, 20, 40).text;
+      expect(page).toContain(`FROM ${table} v`);
+      expect(page.match(/<= t\.total::bigint \* 5000/g)).toHaveLength(2);
     }
   });
 
