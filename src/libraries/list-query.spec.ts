@@ -18,6 +18,14 @@ function placeholders(statement: Statement): number[] {
   return [...new Set([...statement.text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])))];
 }
 
+/** A statement as its snapshot pins it: the arrays of a circle's grid cells by their length (circle-cells.spec.ts). */
+function pinned(statement: Statement): Statement {
+  return {
+    ...statement,
+    params: statement.params.map((p) => (Array.isArray(p) ? `${p.length} values` : p)),
+  };
+}
+
 function expectConsistent(statement: Statement): void {
   const used = placeholders(statement).sort((a, b) => a - b);
   expect(used).toEqual(statement.params.map((_, i) => i + 1));
@@ -49,7 +57,7 @@ describe('list-query', () => {
     it('count', () => {
       const statement = countQuery(search);
       expectConsistent(statement);
-      expect(statement).toMatchSnapshot();
+      expect(pinned(statement)).toMatchSnapshot();
     });
 
     it('page (anonymous and signed in)', () => {
@@ -67,7 +75,7 @@ describe('list-query', () => {
       const statement = countAndPageQuery(search, 7, 20, 0);
       expectConsistent(statement);
       expect(statement.params.slice(-2)).toEqual([20, 0]);
-      expect(statement).toMatchSnapshot();
+      expect(pinned(statement)).toMatchSnapshot();
     });
   });
 

@@ -3,6 +3,7 @@
  * sends (count, page, count and page together, the ids of a ranked page, rows by id) comes from here, so unit tests
  * pin it (`list-query.spec.ts` and its committed SQL snapshots) and the query-plan tests EXPLAIN exactly what runs.
  */
+import { circleCells } from './circle-cells.js';
 import { nearBox } from './near-box.js';
 
 /** Everything a public list can filter and order by (validated by the query DTO). */
@@ -233,6 +234,8 @@ export function countQuery(search: LibrarySearch): Statement {
     return { text: `SELECT ${aggregateCount(sql, search)} AS n`, params: sql.params };
   }
   const sql = new Sql();
+  const cells = circleCount(sql, search);
+  if (cells) return { text: `SELECT ${cells} AS n`, params: sql.params };
   addListConditions(sql, search, 'count');
   return {
     text: `SELECT count(*)::int AS n FROM libraries l ${sql.whereClause()}`,
@@ -316,8 +319,10 @@ export function countAndPageQuery(
     };
   }
   const counting = new Sql(sql.params);
+  const cells = circleCount(counting, search);
   let total: string;
   if (countsFromAggregate(search)) total = `SELECT ${aggregateCount(counting, search)} AS total`;
+  else if (cells) total = `SELECT ${cells} AS total`;
   else {
     addListConditions(counting, search, 'count');
     total = `SELECT count(*)::int AS total FROM libraries l ${counting.whereClause()}`;
@@ -471,4 +476,55 @@ export function placeCountAndPageQuery(
        ) m JOIN libraries l ON l.id = m.id ORDER BY m.created_at DESC, m.id DESC) p ON true`,
     params: sql.params,
   };
+}
+
+/**
+ * The exact count of a proximity circle (with `country`, `has_photo` or neither) from the map's grid, as a scalar
+ * expression, or null when circleCells declines (small circles, poles, the antimeridian) or other filters apply.
+ * The cells inside the circle are summed from library_map_cells (its country and has_photo facets are the list's);
+ * in the edge cells each library is tested as the plain count tests it: the box narrows libraries_approved_point_idx,
+ * the grid's own cell functions keep exactly the run's cells (a library on a shared border belongs to one), and
+ * _ST_DWithin decides. A dense 5 km circle (Berlin, 14,945 libraries at 1M) counted every match (64–79 ms cold); here
+ * it reads about a thousand cell rows and the libraries of a ~100 m ring.
+ */
+function circleCount(sql: Sql, search: LibrarySearch): string | null {
+  const near = search.near;
+  if (!near || near.radiusMeters === undefined || search.q || search.search) return null;
+  if (search.city || search.postalCode) return null;
+  const cells = circleCells(near.lat, near.lng, near.radiusMeters);
+  if (!cells) return null;
+  const column = <T>(rows: T[], pick: (row: T) => number) => sql.param(rows.map(pick));
+  const { inside, edge } = cells;
+  const country = search.country ? sql.param(search.country.toUpperCase()) : null;
+  const facets = [
+    country ? ` AND c.country = ${country}` : '',
+    search.hasPhoto === undefined ? '' : ` AND c.has_photo = ${sql.param(search.hasPhoto)}`,
+  ].join('');
+  // Both parts loop over the runs with an aggregate per run: a join would let the planner sort and merge on the
+  // cell expressions instead of one index range (or GiST box) per run (measured at 1M: 3 s instead of 10 ms).
+  const insideSum = `(SELECT coalesce(sum(k.n), 0)
+      FROM unnest(${column(inside, (r) => r.level)}::int[], ${column(inside, (r) => r.cy)}::int[],
+                  ${column(inside, (r) => r.x0)}::int[], ${column(inside, (r) => r.x1)}::int[]) AS r(level, cy, x0, x1)
+      CROSS JOIN LATERAL (SELECT sum(c.count) AS n FROM library_map_cells c
+        WHERE c.level = r.level AND c.cy = r.cy AND c.cx BETWEEN r.x0 AND r.x1${facets}) k)`;
+  const level = sql.param(cells.edgeLevel);
+  const point = `ST_SetSRID(ST_MakePoint(${sql.param(near.lng)}, ${sql.param(near.lat)}), 4326)::geography`;
+  const tested = new Sql(sql.params);
+  tested.and(`l.status = 'approved'`);
+  tested.and(`${APPROVED_POINT} <@ box(point(e.west, e.south), point(e.east, e.north))`);
+  tested.and(`bookcase_map_cell(bookcase_map_y(ST_Y(l.location::geometry)), ${level}::int) = e.cy`);
+  tested.and(
+    `bookcase_map_cell(bookcase_map_x(ST_X(l.location::geometry)), ${level}::int) BETWEEN e.x0 AND e.x1`,
+  );
+  tested.and(`_ST_DWithin(l.location, ${point}, ${sql.param(near.radiusMeters)}, true)`);
+  if (country) tested.and(`l.country = ${country}`);
+  if (search.hasPhoto === true) tested.and(HAS_PHOTO);
+  if (search.hasPhoto === false) tested.and(`NOT ${HAS_PHOTO}`);
+  const edgeCount = `(SELECT coalesce(sum(m.n), 0) FROM unnest(${column(edge, (r) => r.cy)}::int[],
+        ${column(edge, (r) => r.x0)}::int[], ${column(edge, (r) => r.x1)}::int[],
+        ${column(edge, (r) => r.west)}::float8[], ${column(edge, (r) => r.east)}::float8[],
+        ${column(edge, (r) => r.south)}::float8[], ${column(edge, (r) => r.north)}::float8[])
+        AS e(cy, x0, x1, west, east, south, north)
+      CROSS JOIN LATERAL (SELECT count(*) AS n FROM libraries l ${tested.whereClause()}) m)`;
+  return `(${insideSum} + ${edgeCount})::int`;
 }
