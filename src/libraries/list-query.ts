@@ -322,7 +322,8 @@ export function countAndPageQuery(
   const cells = circleCount(counting, search);
   let total: string;
   if (countsFromAggregate(search)) total = `SELECT ${aggregateCount(counting, search)} AS total`;
-  else if (cells) total = `SELECT ${cells} AS total`;
+  // OFFSET 0 keeps the subquery whole: pulled up, its expression would be computed for the LIMIT and the column alike.
+  else if (cells) total = `SELECT ${cells} AS total OFFSET 0`;
   else {
     addListConditions(counting, search, 'count');
     total = `SELECT count(*)::int AS total FROM libraries l ${counting.whereClause()}`;
