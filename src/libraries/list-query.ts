@@ -443,8 +443,24 @@ export function placeCountAndPageQuery(
   const { place } = filter;
   const sql = new Sql();
   const total = aggregateCount(sql, search);
+  // The walk filters the newest approved libraries as an index gives them (OFFSET 0 keeps the order below the
+  // filters): with the filters beside it, PostgreSQL estimated a few matches and read them all through the trigram
+  // and country indexes and sorted them (`city=Oslo&country=NO`, 11,180 matches: 350–880 ms cold).
   const walking = new Sql(sql.params);
-  addListConditions(walking, search, 'page');
+  walking.and(placeMatches(place, 'w', walking.param(likeEscape(filter.text))));
+  if (search.country) walking.and(`w.country = ${walking.param(search.country.toUpperCase())}`);
+  // has_photo needs the row (photo_key is not in the index): a scalar subquery per entry that passed the place,
+  // which PostgreSQL never turns into a join of every row (with photo_key in the walk it sorted every row).
+  if (search.hasPhoto !== undefined)
+    walking.and(
+      `(SELECT ${HAS_PHOTO.replace(/\bl\./g, 'h.')} FROM libraries h WHERE h.id = w.id) = ${search.hasPhoto}`,
+    );
+  // The LIMIT of no effect is an InitPlan, whose value the planner cannot know: it then plans for the first tenth of
+  // the rows, a walk of libraries_approved_created_places_idx in order, not a parallel read of a place's whole index
+  // and a sort (which it preferred under has_photo: `city=London&has_photo=true` 0.9–1.6 s).
+  const walked = `(SELECT l.id, l.created_at, l.country, l.${place.column} FROM libraries l
+      WHERE l.status = 'approved' ORDER BY l.created_at DESC, l.id DESC
+      LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
   const escaped = sql.param(likeEscape(filter.text));
   const country = search.country
     ? ` AND v.country = ${sql.param(search.country.toUpperCase())}`
@@ -464,8 +480,8 @@ export function placeCountAndPageQuery(
   return {
     text: `SELECT t.total, p.* FROM (SELECT ${total} AS total OFFSET 0) t
        LEFT JOIN LATERAL (SELECT ${columns} FROM (
-         (SELECT l.id, l.created_at FROM libraries l ${walking.whereClause()} AND ${dense}
-          ORDER BY l.created_at DESC, l.id DESC LIMIT ${wanted} OFFSET ${offsetParam})
+         (SELECT w.id, w.created_at FROM ${walked} ${walking.whereClause()} AND ${dense}
+          ORDER BY w.created_at DESC, w.id DESC LIMIT ${wanted} OFFSET ${offsetParam})
          UNION ALL
          (SELECT m.id, m.created_at
           FROM (SELECT v.${place.column}, v.country FROM ${place.table} v
