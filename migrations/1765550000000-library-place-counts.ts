@@ -7,8 +7,12 @@ interface PlaceCounts {
   type: string;
   /** What the list's substring filter matches, of the row `alias` ('r.'; city: case-insensitive). */
   matched: (alias: string) => string;
-  /** The btree index of the libraries of one value, newest first: a page reads one range of it per value. */
+  /**
+   * The btree index of the libraries of one value, newest first: a page reads one range of it per value. It holds
+   * the other place (`other`), so a list filtered by both reads one of them index-only.
+   */
   pageIndex: string;
+  other: string;
 }
 
 const PLACES: PlaceCounts[] = [
@@ -18,6 +22,7 @@ const PLACES: PlaceCounts[] = [
     type: 'character varying(100)',
     matched: (alias) => `lower(${alias}city)`,
     pageIndex: 'libraries_approved_city_created_idx',
+    other: 'postal_code',
   },
   {
     table: 'library_postal_code_counts',
@@ -25,6 +30,7 @@ const PLACES: PlaceCounts[] = [
     type: 'character varying(20)',
     matched: (alias) => `${alias}postal_code`,
     pageIndex: 'libraries_approved_postal_code_created_idx',
+    other: 'city',
   },
 ];
 
@@ -111,7 +117,7 @@ export class LibraryPlaceCounts1765550000000 implements MigrationInterface {
       );
       await queryRunner.query(
         `CREATE INDEX ${place.pageIndex} ON libraries (${place.column}, country, created_at DESC, id DESC)
-         WHERE status = 'approved'`,
+         INCLUDE (${place.other}) WHERE status = 'approved'`,
       );
     }
     // `gram` is the place's column name, a colon and the substring (`postal_code:10`).

@@ -1580,7 +1580,7 @@ CREATE INDEX idempotency_keys_created_at_idx ON public.idempotency_keys USING bt
 -- Name: libraries_approved_city_created_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX libraries_approved_city_created_idx ON public.libraries USING btree (city, country, created_at DESC, id DESC) WHERE ((status)::text = 'approved'::text);
+CREATE INDEX libraries_approved_city_created_idx ON public.libraries USING btree (city, country, created_at DESC, id DESC) INCLUDE (postal_code) WHERE ((status)::text = 'approved'::text);
 
 --
 -- Name: libraries_approved_country_created_idx; Type: INDEX; Schema: public; Owner: -
@@ -1610,7 +1610,7 @@ CREATE INDEX libraries_approved_point_idx ON public.libraries USING gist (point(
 -- Name: libraries_approved_postal_code_created_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX libraries_approved_postal_code_created_idx ON public.libraries USING btree (postal_code, country, created_at DESC, id DESC) WHERE ((status)::text = 'approved'::text);
+CREATE INDEX libraries_approved_postal_code_created_idx ON public.libraries USING btree (postal_code, country, created_at DESC, id DESC) INCLUDE (city) WHERE ((status)::text = 'approved'::text);
 
 --
 -- Name: libraries_city_trgm_idx; Type: INDEX; Schema: public; Owner: -

@@ -95,7 +95,6 @@ describe('list-query', () => {
     for (const search of [
       { q: 'x' },
       { search: 'x' },
-      { city: 'x', postalCode: '1' },
       { city: 'x', q: 'y' },
       { postalCode: '1', near: { lat: 1, lng: 1 } },
       { near: { lat: 1, lng: 1, radiusMeters: 1000 } },
@@ -125,6 +124,23 @@ describe('list-query', () => {
       expect(page).toContain(`FROM ${table} v`);
       expect(page.match(/<= t\.total::bigint \* 5000/g)).toHaveLength(2);
     }
+  });
+
+  it('counts both places from the smaller place’s index entries, and pages from the same', () => {
+    const search = { city: 'Ber', postalCode: '10', country: 'de', hasPhoto: true };
+    expect(countsFromAggregate(search)).toBe(true);
+    const count = countQuery(search);
+    expectConsistent(count);
+    for (const table of [
+      'library_city_counts',
+      'library_postal_code_counts',
+      'library_place_grams',
+    ])
+      expect(count.text).toContain(table);
+    const page = countAndPageQuery(search, 7, 20, 40);
+    expectConsistent(page);
+    expect(page.text).toContain('NOT t.city_drives');
+    expect(page.text).toMatch(/LIMIT least\(\$\d+::int, greatest\(t\.total - \$\d+::int, 0\)\)/);
   });
 
   it('reads no more rows for the page than the count found past the offset', () => {

@@ -104,7 +104,8 @@ export function isRanked(search: LibrarySearch): boolean {
 
 /**
  * Whether a list's count is read from aggregate tables kept exact by triggers instead of counting libraries: the
- * default list, `country`, `has_photo` (`library_country_counts`), and one place filter with them (placeFilter).
+ * default list, `country`, `has_photo` (`library_country_counts`), and one place filter with them (placeFilter);
+ * or, for both places, from the smaller place's index entries (bothPlacesCount). Never memoised.
  */
 export function countsFromAggregate(search: LibrarySearch): boolean {
   // Proximity without a radius orders by distance but filters nothing: its count is the same list's without it.
@@ -114,7 +115,8 @@ export function countsFromAggregate(search: LibrarySearch): boolean {
       !search.city &&
       !search.postalCode &&
       (!search.near || search.near.radiusMeters === undefined)) ||
-    placeFilter(search) !== null
+    placeFilter(search) !== null ||
+    bothPlaces(search)
   );
 }
 
@@ -145,6 +147,7 @@ function photoAwareCount(
 function aggregateCount(sql: Sql, search: LibrarySearch): string {
   const place = placeFilter(search);
   if (place) return placeCount(sql, search, place);
+  if (bothPlaces(search)) return bothPlacesCount(sql, search);
   const country = search.country ? sql.param(search.country.toUpperCase()) : null;
   return photoAwareCount(
     search.hasPhoto,
@@ -299,6 +302,7 @@ export function countAndPageQuery(
 ): Statement {
   const place = placeFilter(search);
   if (place) return placeCountAndPageQuery(search, place, userId, limit, offset);
+  if (bothPlaces(search)) return bothPlacesCountAndPageQuery(search, userId, limit, offset);
   const sql = new Sql();
   const { order, rank } = addListConditions(sql, search, 'page');
   const columns = [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
@@ -544,4 +548,93 @@ function circleCount(sql: Sql, search: LibrarySearch): string | null {
         AS e(cy, x0, x1, west, east, south, north)
       CROSS JOIN LATERAL (SELECT count(*) AS n FROM libraries l ${tested.whereClause()}) m)`;
   return `(${insideSum} + ${edgeCount})::int`;
+}
+
+/** Whether a list filters by both places (with `country`, `has_photo` or neither) and nothing else. */
+function bothPlaces(search: LibrarySearch): boolean {
+  return Boolean(search.city && search.postalCode && !search.q && !search.search && !search.near);
+}
+
+/**
+ * The libraries of both places, driven by one place's matching values (and country): for each, the newest libraries
+ * of that value from its btree index, which also holds the other place, tested there (index-only but for
+ * has_photo). `rows` is what each value gives: its count, or its newest `n` ids with their dates.
+ */
+function drivenBy(
+  sql: Sql,
+  search: LibrarySearch,
+  driver: Place,
+  other: Place,
+  rows: (conditions: string) => string,
+): string {
+  const text = (place: Place) => (place === PLACES.city ? search.city : search.postalCode) ?? '';
+  const values = new Sql(sql.params);
+  values.and(placeMatches(driver, 'v', values.param(likeEscape(text(driver)))));
+  values.and('v.approved > 0');
+  if (search.country) values.and(`v.country = ${values.param(search.country.toUpperCase())}`);
+  const own = new Sql(sql.params);
+  own.and(`l.status = 'approved'`);
+  own.and(`l.${driver.column} = v.${driver.column}`);
+  own.and('l.country = v.country');
+  own.and(placeMatches(other, 'l', own.param(likeEscape(text(other)))));
+  if (search.hasPhoto === true) own.and(HAS_PHOTO);
+  if (search.hasPhoto === false) own.and(`NOT ${HAS_PHOTO}`);
+  return `(SELECT v.${driver.column}, v.country FROM ${driver.table} v ${values.whereClause()}) v
+    CROSS JOIN LATERAL (${rows(own.whereClause())}) m`;
+}
+
+/**
+ * Which place drives a list of both: the one with fewer approved libraries (from the place counts), as a condition
+ * that holds when the city drives.
+ */
+function cityDrives(sql: Sql, search: LibrarySearch): string {
+  const total = (place: Place, text: string) =>
+    placeCount(sql, { country: search.country }, { place, text });
+  return `${total(PLACES.city, search.city ?? '')} <= ${total(PLACES.postalCode, search.postalCode ?? '')}`;
+}
+
+/**
+ * The exact count of a list filtered by both places: the libraries of the smaller place's values, the other place
+ * tested on each index entry (`city=Port&postal_code=10`: 9 s through the two trigram indexes at 1M).
+ */
+function bothPlacesCount(sql: Sql, search: LibrarySearch): string {
+  const count = (driver: Place, other: Place) =>
+    `(SELECT coalesce(sum(m.n), 0) FROM ${drivenBy(sql, search, driver, other, (where) => `SELECT count(*) AS n FROM libraries l ${where}`)})`;
+  return `(CASE WHEN ${cityDrives(sql, search)} THEN ${count(PLACES.city, PLACES.postalCode)}
+      ELSE ${count(PLACES.postalCode, PLACES.city)} END)::int`;
+}
+
+/** Count and page of a list filtered by both places in one statement, like placeCountAndPageQuery's per value. */
+function bothPlacesCountAndPageQuery(
+  search: LibrarySearch,
+  userId: number | null,
+  limit: number,
+  offset: number,
+): Statement {
+  const sql = new Sql();
+  const total = bothPlacesCount(sql, search);
+  const drives = cityDrives(sql, search);
+  const columns = [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
+  const limitParam = sql.param(limit);
+  const offsetParam = sql.param(offset);
+  const wanted = `least(${limitParam}::int, greatest(t.total - ${offsetParam}::int, 0))`;
+  const page = (driver: Place, other: Place, condition: string) => `
+    (SELECT m.id, m.created_at FROM ${drivenBy(
+      sql,
+      search,
+      driver,
+      other,
+      (where) => `SELECT l.id, l.created_at FROM libraries l ${where}
+        ORDER BY l.created_at DESC, l.id DESC LIMIT ${offsetParam}::int + ${wanted}`,
+    )}
+     WHERE ${condition} ORDER BY m.created_at DESC, m.id DESC LIMIT ${wanted} OFFSET ${offsetParam})`;
+  return {
+    text: `SELECT t.total, p.* FROM (SELECT ${total} AS total, ${drives} AS city_drives OFFSET 0) t
+       LEFT JOIN LATERAL (SELECT ${columns} FROM (
+         ${page(PLACES.city, PLACES.postalCode, 't.city_drives')}
+         UNION ALL
+         ${page(PLACES.postalCode, PLACES.city, 'NOT t.city_drives')}
+       ) m JOIN libraries l ON l.id = m.id ORDER BY m.created_at DESC, m.id DESC) p ON true`,
+    params: sql.params,
+  };
 }

@@ -127,6 +127,16 @@ describe('place counts', () => {
       { city: 'er', hasPhoto: false, country: 'DE' },
       `lower(l.city) LIKE '%er%' AND NOT ${withPhoto} AND l.country = 'DE'`,
     ],
+    [
+      'city=er&postal_code=10',
+      { city: 'er', postalCode: '10' },
+      `lower(l.city) LIKE '%er%' AND l.postal_code LIKE '%10%'`,
+    ],
+    [
+      'city=b&postal_code=1&has_photo=true&country=DE',
+      { city: 'b', postalCode: '1', hasPhoto: true, country: 'DE' },
+      `lower(l.city) LIKE '%b%' AND l.postal_code LIKE '%1%' AND ${withPhoto} AND l.country = 'DE'`,
+    ],
   ];
 
   it('answers the recounted total and the newest-first page for city and postal_code filters', async () => {
@@ -177,6 +187,11 @@ describe('place counts', () => {
       }
       // Both page plans give the same rows: the walk newest first, and the newest of each matching value.
       const filter = placeFilter(search);
+      // Both places have one plan (bothPlacesCountAndPageQuery), checked through the API above.
+      if (search.city && search.postalCode) {
+        expect(filter).toBeNull();
+        continue;
+      }
       expect(filter).not.toBeNull();
       for (const walkEntries of [0, 1e9])
         for (const offset of [0, 7]) {
