@@ -54,6 +54,8 @@ export interface CircleCells {
   /** Runs of cells of `edgeLevel` crossing the circle's edge, in which each library is tested. */
   edge: EdgeRun[];
   edgeLevel: number;
+  /** Runs of the few coarse cells that cover the whole circle: their sum bounds the number of matches. */
+  cover: CellRun[];
 }
 
 const across = (level: number) => 2 ** (level + 2);
@@ -144,6 +146,7 @@ export function circleCells(lat: number, lng: number, radiusMeters: number): Cir
   for (let cy = cellOf(gridY(box.maxLat), start); cy <= cellOf(gridY(box.minLat), start); cy++)
     for (let cx = cellOf(gridX(box.minLng), start); cx <= cellOf(gridX(box.maxLng), start); cx++)
       pending.push({ cx, cy });
+  const cover = runs(pending.map(({ cx, cy }) => ({ level: start, cx, cy })));
   for (let level = start; level <= edgeLevel; level++) {
     const next: { cx: number; cy: number }[] = [];
     for (const { cx, cy } of pending) {
@@ -169,5 +172,5 @@ export function circleCells(lat: number, lng: number, radiusMeters: number): Cir
     north: cellNorth(run.cy, edgeLevel) + 1e-9,
     south: cellNorth(run.cy + 1, edgeLevel) - 1e-9,
   }));
-  return { inside: runs(inside), edge: edgeRuns, edgeLevel };
+  return { inside: runs(inside), edge: edgeRuns, edgeLevel, cover };
 }
