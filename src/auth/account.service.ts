@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { Clock } from '../common/clock.js';
 import { ForbiddenError, RefusedError, UnauthorizedError } from '../common/errors/domain-errors.js';
-import type { UserEntity } from '../users/user.entity.js';
+import { Database } from '../database/database.js';
 import { PasswordHasher } from '../users/password-hasher.js';
 import { DuplicateUserError } from '../users/unique-violation.js';
+import type { User } from '../users/user.row.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { ContributorAgreementsRepository } from '../users/contributor-agreements.repository.js';
 import { toMessageResponse, toUserResponse } from './auth.mapper.js';
@@ -29,7 +28,7 @@ export class AccountService {
     private readonly sessions: SessionsRepository,
     private readonly hasher: PasswordHasher,
     private readonly clock: Clock,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly notifications: NotificationQueue,
   ) {}
 
@@ -46,9 +45,9 @@ export class AccountService {
     if (email === normalizeEmail(user.email)) throw new RefusedError(AUTH_MESSAGES.sameEmail);
     if (await this.users.emailExists(email)) throw new RefusedError(AUTH_MESSAGES.emailExists);
     try {
-      await this.dataSource.transaction(async (manager) => {
-        await this.users.updateEmail(user.id, email, manager);
-        await this.notifications.emailChanged(manager, user, user.email, email);
+      await this.db.transaction(async (tx) => {
+        await this.users.updateEmail(user.id, email, tx);
+        await this.notifications.emailChanged(tx, user, user.email, email);
       });
     } catch (error) {
       if (error instanceof DuplicateUserError) throw new RefusedError(AUTH_MESSAGES.emailExists);
@@ -74,10 +73,10 @@ export class AccountService {
     if (violation) throw new RefusedError(violation);
     const passwordHash = await this.hasher.hash(dto.new_password);
     const now = this.clock.date();
-    await this.dataSource.transaction(async (manager) => {
-      await this.users.updatePasswordHash(user.id, passwordHash, manager);
-      await this.sessions.revokeOthers(user.id, caller.sessionId, now, manager);
-      await this.notifications.passwordChanged(manager, user, 'changed');
+    await this.db.transaction(async (tx) => {
+      await this.users.updatePasswordHash(user.id, passwordHash, tx);
+      await this.sessions.revokeOthers(user.id, caller.sessionId, now, tx);
+      await this.notifications.passwordChanged(tx, user, 'changed');
     });
     return toMessageResponse(AUTH_MESSAGES.passwordChanged);
   }
@@ -98,7 +97,7 @@ export class AccountService {
   }
 
   /** The caller's row; gone meanwhile (deleted by a concurrent request) is 401 like any dead token. */
-  private async load(caller: AuthUser): Promise<UserEntity> {
+  private async load(caller: AuthUser): Promise<User> {
     const user = await this.users.findById(caller.id);
     if (!user || !user.isActive) throw new UnauthorizedError();
     return user;

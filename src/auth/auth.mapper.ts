@@ -1,10 +1,10 @@
-import type { UserEntity } from '../users/user.entity.js';
-import type { DeviceTokenEntity } from './device-token.entity.js';
+import type { User } from '../users/user.row.js';
+import type { DeviceToken } from './device-token.row.js';
 import type { DeviceResponse } from './dto/device.response.js';
 import type { AccountMessageResponse, UserResponse } from './dto/auth.response.js';
 
 export function toUserResponse(
-  user: UserEntity,
+  user: User,
   contributorAgreementVersion: string | null,
 ): UserResponse {
   return {
@@ -18,7 +18,7 @@ export function toUserResponse(
   };
 }
 
-export function toDeviceResponse(device: DeviceTokenEntity): DeviceResponse {
+export function toDeviceResponse(device: DeviceToken): DeviceResponse {
   return { token: device.token, environment: device.environment, is_active: device.isActive };
 }
 

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { Clock } from '../common/clock.js';
 import { RedisBreaker } from '../common/redis/redis-breaker.js';
 import { AppConfig } from '../config/app-config.js';
@@ -12,7 +11,6 @@ import { NotificationSettingsService } from './notification-settings.service.js'
 import { AccountService } from './account.service.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
-import { DeviceTokenEntity } from './device-token.entity.js';
 import { DeviceTokensRepository } from './device-tokens.repository.js';
 import { DevicesController } from './devices.controller.js';
 import { DevicesService } from './devices.service.js';
@@ -27,24 +25,15 @@ import { IdentityTokenVerifier } from './identity-token.verifier.js';
 import { StaffRequestIdentity } from '../common/rate-limit/rate-limit.guard.js';
 import { JwtStaffRequestIdentity } from './staff-request-identity.js';
 import { JwtStrategy } from './jwt.strategy.js';
-import { RefreshSessionEntity } from './refresh-session.entity.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SocialAuthService } from './social-auth.service.js';
 import { SocialIdentitiesRepository } from './social-identities.repository.js';
-import { SocialIdentityEntity } from './social-identity.entity.js';
 import { TokensService, JWT_ALGORITHM, jwtKey } from './tokens.service.js';
-import { UsedIdentityTokenEntity } from './used-identity-token.entity.js';
 
 @Module({
   imports: [
     UsersModule,
     NotificationsModule,
-    TypeOrmModule.forFeature([
-      RefreshSessionEntity,
-      SocialIdentityEntity,
-      DeviceTokenEntity,
-      UsedIdentityTokenEntity,
-    ]),
     JwtModule.registerAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock.js';
 import { RefusedError, UnauthorizedError } from '../common/errors/domain-errors.js';
 import { AppConfig } from '../config/app-config.js';
+import { Database } from '../database/database.js';
 import { PasswordHasher } from '../users/password-hasher.js';
-import type { UserEntity } from '../users/user.entity.js';
 import { DuplicateUserError } from '../users/unique-violation.js';
+import type { User } from '../users/user.row.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { ContributorAgreementsRepository } from '../users/contributor-agreements.repository.js';
 import { decideAgreement, type AgreementPolicy } from './contributor-agreement.js';
@@ -37,7 +36,7 @@ export class AuthService {
     private readonly config: AppConfig,
     private readonly clock: Clock,
     private readonly agreements: ContributorAgreementsRepository,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: Database,
   ) {}
 
   async register(dto: RegisterDto): Promise<TokenPair> {
@@ -55,16 +54,10 @@ export class AuthService {
     const passwordHash = await this.hasher.hash(dto.password);
     try {
       // The account and its acceptance of the agreement exist together or not at all.
-      const user = await this.dataSource.transaction(async (manager) => {
-        const created = await this.users.insert({ username, email, passwordHash }, manager);
+      const user = await this.db.transaction(async (tx) => {
+        const created = await this.users.insert({ username, email, passwordHash }, tx);
         if (agreement.accept) {
-          await this.agreements.record(
-            created.id,
-            agreement.accept,
-            'api',
-            this.clock.date(),
-            manager,
-          );
+          await this.agreements.record(created.id, agreement.accept, 'api', this.clock.date(), tx);
         }
         return created;
       });
@@ -98,7 +91,7 @@ export class AuthService {
    * The active account that a username or email and password sign in, or null. A miss costs as much time as a
    * wrong password (a dummy hash is verified when no account has one).
    */
-  async verifyCredentials(identifier: string, password: string): Promise<UserEntity | null> {
+  async verifyCredentials(identifier: string, password: string): Promise<User | null> {
     const candidates =
       identifier && password.length <= MAX_LOGIN_PASSWORD_UNITS
         ? await this.users.loginCandidates(identifier)

@@ -30,21 +30,21 @@ export class DevicesService {
     const holder = { userId: caller.id, sessionId: caller.sessionId };
     const now = this.clock.date();
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const outcome = await this.devices.transaction(async (manager) => {
-        const held = await this.devices.findForUpdate(dto.token, now, manager);
+      const outcome = await this.devices.transaction(async (tx) => {
+        const held = await this.devices.findForUpdate(dto.token, now, tx);
         if (!held) {
           const inserted = await this.devices.insertIfAbsent(
             dto.token,
             dto.environment,
             holder,
-            manager,
+            tx,
           );
           return inserted ? { created: true, device: toDeviceResponse(inserted) } : null;
         }
         const own = held.device.userId === caller.id;
         if (!own && held.holderSessionLive)
           throw new ConflictError(AUTH_MESSAGES.deviceHeldElsewhere);
-        const device = await this.devices.assign(held.device, dto.environment, holder, manager);
+        const device = await this.devices.assign(held.device, dto.environment, holder, tx);
         return { created: !own, device: toDeviceResponse(device) };
       });
       if (outcome) return outcome;

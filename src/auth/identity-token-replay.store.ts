@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { Clock } from '../common/clock.js';
 import type { RedisBreaker } from '../common/redis/redis-breaker.js';
-import { UsedIdentityTokenEntity } from './used-identity-token.entity.js';
+import { Database } from '../database/database.js';
 
 /**
  * Remembers social identity tokens already used to sign in, until they expire. `claim` is atomic: of two
@@ -50,12 +48,14 @@ export class RedisIdentityTokenReplayStore extends IdentityTokenReplayStore {
   }
 }
 
-/** Without Redis: a table in the database, so instances and restarts still agree. */
+/**
+ * Without Redis: a table in the database (`used_identity_tokens`, each key kept until it expires), so instances and
+ * restarts still agree.
+ */
 @Injectable()
 export class DatabaseIdentityTokenReplayStore extends IdentityTokenReplayStore {
   constructor(
-    @InjectRepository(UsedIdentityTokenEntity)
-    private readonly used: Repository<UsedIdentityTokenEntity>,
+    private readonly db: Database,
     private readonly clock: Clock,
   ) {
     super();
@@ -63,8 +63,8 @@ export class DatabaseIdentityTokenReplayStore extends IdentityTokenReplayStore {
 
   async claim(key: string, expiresAtMs: number): Promise<boolean> {
     const now = this.clock.date();
-    await this.used.createQueryBuilder().delete().where('expires_at <= :now', { now }).execute();
-    const rows = await this.used.manager.query<unknown[]>(
+    await this.db.query('DELETE FROM used_identity_tokens WHERE expires_at <= $1', [now]);
+    const rows = await this.db.query<unknown[]>(
       `INSERT INTO used_identity_tokens (key, expires_at) VALUES ($1, $2)
        ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at
          WHERE used_identity_tokens.expires_at <= $3

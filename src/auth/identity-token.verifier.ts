@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { Clock } from '../common/clock.js';
 import { AppConfig } from '../config/app-config.js';
-import type { SocialProvider } from './social-identity.entity.js';
+import type { SocialProvider } from './social-provider.js';
 
 /** What a verified identity token says about the person signing in. */
 export interface IdentityClaims {

@@ -1,9 +1,16 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { EntityManager, IsNull, Not, Repository } from 'typeorm';
+import { Database, type Sql } from '../database/database.js';
 import { PreparedReader } from '../database/prepared-reader.js';
-import { RefreshSessionEntity } from './refresh-session.entity.js';
+
+/**
+ * A login (a row of `refresh_sessions`): what a refresh token (and every access token issued from it) is tied to.
+ * Revoking the row ends the refresh token and, on their next request, its access tokens.
+ */
+export interface OpenedSession {
+  id: string;
+  expiresAt: Date;
+}
 
 /** The user behind a live session, as the guard needs it. */
 export interface SessionUser {
@@ -13,25 +20,22 @@ export interface SessionUser {
   sessionExpiresAt: Date;
 }
 
+/** Every query of `refresh_sessions`. */
 @Injectable()
 export class SessionsRepository {
   constructor(
-    @InjectRepository(RefreshSessionEntity)
-    private readonly sessions: Repository<RefreshSessionEntity>,
+    private readonly db: Database,
     private readonly reader: PreparedReader,
   ) {}
 
-  async open(userId: number, now: Date, expiresAt: Date): Promise<RefreshSessionEntity> {
-    return this.sessions.save(
-      this.sessions.create({
-        id: randomUUID(),
-        userId,
-        createdAt: now,
-        lastUsedAt: now,
-        expiresAt,
-        revokedAt: null,
-      }),
+  async open(userId: number, now: Date, expiresAt: Date): Promise<OpenedSession> {
+    const id = randomUUID();
+    await this.db.query(
+      `INSERT INTO refresh_sessions (id, user_id, created_at, last_used_at, expires_at, revoked_at)
+       VALUES ($1, $2, $3, $3, $4, NULL)`,
+      [id, userId, now, expiresAt],
     );
+    return { id, expiresAt };
   }
 
   /**
@@ -67,7 +71,10 @@ export class SessionsRepository {
   }
 
   async touch(sessionId: string, now: Date): Promise<void> {
-    await this.sessions.update({ id: sessionId }, { lastUsedAt: now });
+    await this.db.query('UPDATE refresh_sessions SET last_used_at = $2 WHERE id = $1', [
+      sessionId,
+      now,
+    ]);
   }
 
   /** Revokes every live session of the user except `keepSessionId`. */
@@ -75,13 +82,13 @@ export class SessionsRepository {
     userId: number,
     keepSessionId: string,
     now: Date,
-    manager?: EntityManager,
+    sql: Sql = this.db,
   ): Promise<number> {
-    const repo = manager ? manager.getRepository(RefreshSessionEntity) : this.sessions;
-    const result = await repo.update(
-      { userId, id: Not(keepSessionId), revokedAt: IsNull() },
-      { revokedAt: now },
+    const [, affected] = await sql.query<[unknown, number]>(
+      `UPDATE refresh_sessions SET revoked_at = $3
+        WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL`,
+      [userId, keepSessionId, now],
     );
-    return result.affected ?? 0;
+    return affected;
   }
 }

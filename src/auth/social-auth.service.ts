@@ -3,8 +3,8 @@ import { randomInt } from 'node:crypto';
 import { Clock } from '../common/clock.js';
 import { RefusedError } from '../common/errors/domain-errors.js';
 import { ContributorAgreementsRepository } from '../users/contributor-agreements.repository.js';
-import type { UserEntity } from '../users/user.entity.js';
 import { DuplicateUserError } from '../users/unique-violation.js';
+import type { User } from '../users/user.row.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { AUTH_MESSAGES } from './auth.messages.js';
 import { AuthService } from './auth.service.js';
@@ -21,7 +21,7 @@ import {
   IdentityAlreadyLinkedError,
   SocialIdentitiesRepository,
 } from './social-identities.repository.js';
-import { SOCIAL_PROVIDERS, type SocialProvider } from './social-identity.entity.js';
+import { SOCIAL_PROVIDERS, type SocialProvider } from './social-provider.js';
 import type { TokenPair } from './tokens.service.js';
 import { usernameBase, usernameCandidates, withSuffix } from './username.js';
 
@@ -104,7 +104,7 @@ export class SocialAuthService {
     claims: IdentityClaims,
     names: Names,
     agreement: AgreementInput,
-  ): Promise<UserEntity> {
+  ): Promise<User> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const known = await this.identities.findUser(provider, claims.subject);
       if (known) {
@@ -141,7 +141,7 @@ export class SocialAuthService {
     claims: IdentityClaims,
     names: Names,
     agreementInput: AgreementInput,
-  ): Promise<UserEntity> {
+  ): Promise<User> {
     const agreement = decideAgreement(this.auth.agreementPolicy(), agreementInput, true);
     if (!agreement.ok) throw new RefusedError(agreement.message, agreement.details);
     const email = claims.emailVerified && claims.email ? claims.email : '';
@@ -152,9 +152,9 @@ export class SocialAuthService {
       { username, email, passwordHash: null, firstName: names.firstName, lastName: names.lastName },
       provider,
       claims.subject,
-      async (manager, userId) => {
+      async (tx, userId) => {
         if (agreement.accept) {
-          await this.agreements.record(userId, agreement.accept, 'api', this.clock.date(), manager);
+          await this.agreements.record(userId, agreement.accept, 'api', this.clock.date(), tx);
         }
       },
     );

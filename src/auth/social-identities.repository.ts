@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository, type EntityManager } from 'typeorm';
-import { UserEntity } from '../users/user.entity.js';
-import { uniqueViolationOf } from '../users/unique-violation.js';
+import { uniqueViolationOf } from '../common/errors/unique-violation.js';
+import { Database, type Sql, type Transaction } from '../database/database.js';
+import { USER_COLUMNS, type User } from '../users/user.row.js';
 import { UsersRepository, type NewUser } from '../users/users.repository.js';
-import { SocialIdentityEntity, type SocialProvider } from './social-identity.entity.js';
+import type { SocialProvider } from './social-provider.js';
 
 /** The identity (provider + subject) is already linked, e.g. by a concurrent first sign-in. */
 export class IdentityAlreadyLinkedError extends Error {
@@ -16,30 +15,29 @@ export class IdentityAlreadyLinkedError extends Error {
 
 const IDENTITY_UNIQUE = 'social_identities_provider_subject_key';
 
+/** Every query of `social_identities`: an account at an identity provider that signs in as one of our users. */
 @Injectable()
 export class SocialIdentitiesRepository {
   constructor(
-    @InjectRepository(SocialIdentityEntity)
-    private readonly identities: Repository<SocialIdentityEntity>,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly users: UsersRepository,
   ) {}
 
-  async findUser(provider: SocialProvider, subject: string): Promise<UserEntity | null> {
-    const identity = await this.identities.findOne({
-      where: { provider, subject },
-      relations: { user: true },
-    });
-    return identity?.user ?? null;
+  async findUser(provider: SocialProvider, subject: string): Promise<User | null> {
+    const rows = await this.db.query<User[]>(
+      `SELECT ${USER_COLUMNS} FROM social_identities i JOIN users u ON u.id = i.user_id
+        WHERE i.provider = $1 AND i.subject = $2`,
+      [provider, subject],
+    );
+    return rows[0] ?? null;
   }
 
   /** Links the identity to an existing account. */
   async link(provider: SocialProvider, subject: string, userId: number): Promise<void> {
     try {
-      await this.identities.insert({ provider, subject, userId });
+      await this.insert(this.db, provider, subject, userId);
     } catch (error) {
-      if (uniqueViolationOf(error) === IDENTITY_UNIQUE) throw new IdentityAlreadyLinkedError();
-      throw error;
+      throw asAlreadyLinked(error);
     }
   }
 
@@ -52,20 +50,34 @@ export class SocialIdentitiesRepository {
     provider: SocialProvider,
     subject: string,
     /** More rows of the new account, written in the same transaction (e.g. its agreement acceptance). */
-    onCreated: (manager: EntityManager, userId: number) => Promise<void> = () => Promise.resolve(),
-  ): Promise<UserEntity> {
+    onCreated: (tx: Transaction, userId: number) => Promise<void> = () => Promise.resolve(),
+  ): Promise<User> {
     try {
-      return await this.dataSource.transaction(async (manager) => {
-        const user = await this.users.insert(values, manager);
-        await manager
-          .getRepository(SocialIdentityEntity)
-          .insert({ provider, subject, userId: user.id });
-        await onCreated(manager, user.id);
+      return await this.db.transaction(async (tx) => {
+        const user = await this.users.insert(values, tx);
+        await this.insert(tx, provider, subject, user.id);
+        await onCreated(tx, user.id);
         return user;
       });
     } catch (error) {
-      if (uniqueViolationOf(error) === IDENTITY_UNIQUE) throw new IdentityAlreadyLinkedError();
-      throw error;
+      throw asAlreadyLinked(error);
     }
   }
+
+  private async insert(
+    sql: Sql,
+    provider: SocialProvider,
+    subject: string,
+    userId: number,
+  ): Promise<void> {
+    await sql.query(
+      'INSERT INTO social_identities (provider, subject, user_id) VALUES ($1, $2, $3)',
+      [provider, subject, userId],
+    );
+  }
+}
+
+/** The identity's unique violation as IdentityAlreadyLinkedError; other errors unchanged. */
+function asAlreadyLinked(error: unknown): unknown {
+  return uniqueViolationOf(error) === IDENTITY_UNIQUE ? new IdentityAlreadyLinkedError() : error;
 }

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { Database } from '../database/database.js';
 import { StaffService } from '../users/staff.service.js';
 import { exportCommand } from './commands/export.js';
 import { importGeojsonCommand } from './commands/import-geojson.js';
@@ -19,7 +19,7 @@ export const COMMANDS: Record<string, CliCommand> = {
     async run(app) {
       // The context applies pending migrations as it starts; report what is recorded.
       const rows = await app
-        .get(DataSource)
+        .get(Database)
         .query<{ name: string }[]>('SELECT name FROM schema_migrations ORDER BY id');
       return `Database is up to date (${rows.length} migrations applied).`;
     },

@@ -1,7 +1,6 @@
 import pg from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations/index.js';
-import { ENTITIES } from './entities.js';
 
 export interface DatabaseTimeouts {
   /** Server-side limit per statement (0 = none). */
@@ -81,7 +80,6 @@ export function buildDataSourceOptions(
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     migrationsTransactionMode: 'each',

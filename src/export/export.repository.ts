@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Database, type Sql } from '../database/database.js';
 import type { PublicLibraryColumns } from '../libraries/library.mapper.js';
 import type { LibraryRow } from '../libraries/library.row.js';
 
@@ -52,45 +51,28 @@ const VERSION_COLUMNS = `id, status, file_stem, generated_at, record_count, geoj
 /** Every query of the open-data export: the approved libraries it reads and the versions it records. */
 @Injectable()
 export class ExportRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   /**
    * Runs `work` in a read-only REPEATABLE READ transaction, so every batch it reads sees one snapshot: a library
    * approved or edited mid-export is either wholly in this version or wholly in the next. Without `snapshot` (the
    * embedded database, whose single connection must not be held for a whole export) each query stands alone.
    */
-  async inSnapshot<T>(snapshot: boolean, work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (!snapshot) return work(this.dataSource.manager);
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.startTransaction('REPEATABLE READ');
-      await runner.query('SET TRANSACTION READ ONLY');
-      const result = await work(runner.manager);
-      await runner.commitTransaction();
-      return result;
-    } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction();
-      throw error;
-    } finally {
-      await runner.release();
-    }
+  inSnapshot<T>(snapshot: boolean, work: (sql: Sql) => Promise<T>): Promise<T> {
+    if (!snapshot) return work(this.db);
+    return this.db.transaction(work, { isolation: 'REPEATABLE READ', readOnly: true });
   }
 
-  async countApproved(manager: EntityManager): Promise<number> {
-    const rows = await manager.query<{ count: number }[]>(
+  async countApproved(sql: Sql): Promise<number> {
+    const rows = await sql.query<{ count: number }[]>(
       `SELECT count(*)::int AS count FROM libraries WHERE status = 'approved'`,
     );
     return rows[0].count;
   }
 
   /** The next `limit` approved libraries after `afterId`, in id order (keyset reads on libraries_approved_id_idx). */
-  approvedAfter(
-    manager: EntityManager,
-    afterId: number,
-    limit: number,
-  ): Promise<ExportLibraryRow[]> {
-    return manager.query<ExportLibraryRow[]>(
+  approvedAfter(sql: Sql, afterId: number, limit: number): Promise<ExportLibraryRow[]> {
+    return sql.query<ExportLibraryRow[]>(
       `SELECT id, slug, name, description, photo_key, thumbnail_key,
               ST_Y(location::geometry) AS lat, ST_X(location::geometry) AS lng,
               address, city, country, postal_code, wheelchair_accessible, capacity, is_indoor, is_lit,
@@ -104,7 +86,7 @@ export class ExportRepository {
   }
 
   async latestPublished(): Promise<ExportVersionRow | null> {
-    const rows = await this.dataSource.query<ExportVersionRow[]>(
+    const rows = await this.db.query<ExportVersionRow[]>(
       `SELECT ${VERSION_COLUMNS} FROM export_versions
         WHERE status = 'published' ORDER BY generated_at DESC, id DESC LIMIT 1`,
     );
@@ -113,7 +95,7 @@ export class ExportRepository {
 
   /** Published versions past the newest `keep`, oldest last. */
   publishedBeyond(keep: number): Promise<ExportVersionRow[]> {
-    return this.dataSource.query<ExportVersionRow[]>(
+    return this.db.query<ExportVersionRow[]>(
       `SELECT ${VERSION_COLUMNS} FROM export_versions
         WHERE status = 'published' ORDER BY generated_at DESC, id DESC OFFSET $1`,
       [keep],
@@ -122,7 +104,7 @@ export class ExportRepository {
 
   /** Runs left `building` by a process that died (only the lease holder builds, so none is live). */
   building(): Promise<ExportVersionRow[]> {
-    return this.dataSource.query<ExportVersionRow[]>(
+    return this.db.query<ExportVersionRow[]>(
       `SELECT ${VERSION_COLUMNS} FROM export_versions WHERE status = 'building' ORDER BY id`,
     );
   }
@@ -132,7 +114,7 @@ export class ExportRepository {
    * version (of any status) already has that file stem: the caller picks another.
    */
   async insertBuilding(version: NewExportVersion): Promise<number | null> {
-    const rows = await this.dataSource.query<{ id: number }[]>(
+    const rows = await this.db.query<{ id: number }[]>(
       `INSERT INTO export_versions (status, file_stem, generated_at, geojson_key, gz_key, metadata_key)
        VALUES ('building', $1, $2, $3, $4, $5)
        ON CONFLICT (file_stem) DO NOTHING RETURNING id`,
@@ -148,7 +130,7 @@ export class ExportRepository {
   }
 
   async publish(id: number, files: PublishedFiles): Promise<void> {
-    await this.dataSource.query(
+    await this.db.query(
       `UPDATE export_versions
           SET status = 'published', record_count = $2,
               geojson_bytes = $3, geojson_sha256 = $4, gz_bytes = $5, gz_sha256 = $6,
@@ -168,6 +150,6 @@ export class ExportRepository {
   }
 
   async delete(id: number): Promise<void> {
-    await this.dataSource.query('DELETE FROM export_versions WHERE id = $1', [id]);
+    await this.db.query('DELETE FROM export_versions WHERE id = $1', [id]);
   }
 }

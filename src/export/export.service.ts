@@ -220,14 +220,14 @@ export class ExportService {
     };
     const mediaUrl = (key: string | null | undefined) => this.media.url(key);
     // The embedded database has one connection: there the batches run one by one, releasing it in between.
-    const produced = this.exports.inSnapshot(this.config.database.url !== null, async (manager) => {
-      const total = await this.exports.countApproved(manager);
+    const produced = this.exports.inSnapshot(this.config.database.url !== null, async (sql) => {
+      const total = await this.exports.countApproved(sql);
       onProgress?.(0, total);
       await emit(collectionHead(this.config.serviceName));
       let count = 0;
       let afterId = 0;
       for (;;) {
-        const rows = await this.exports.approvedAfter(manager, afterId, this.options.batchSize);
+        const rows = await this.exports.approvedAfter(sql, afterId, this.options.batchSize);
         if (rows.length === 0) break;
         const lines = rows.map(
           (row, index) =>

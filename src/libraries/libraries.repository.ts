@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Database, type Transaction } from '../database/database.js';
 import { PreparedReader } from '../database/prepared-reader.js';
-import { runTransaction } from '../database/transaction.js';
 import type { LibraryStatus, PendingPhoto, SubmissionOrigin } from './library.entity.js';
 import type { CommunityPhotoRow, LibraryRow, LibraryValues } from './library.row.js';
 import {
@@ -41,7 +39,7 @@ export interface NewLibrary extends LibraryValues {
 @Injectable()
 export class LibrariesRepository {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly db: Database,
     private readonly reader: PreparedReader,
   ) {}
 
@@ -65,26 +63,22 @@ export class LibrariesRepository {
   async findBySlug(
     slug: string,
     userId: number | null,
-    manager?: EntityManager,
+    tx?: Transaction,
     lock = false,
   ): Promise<LibraryRow | null> {
     const sql = new Sql();
     const favourited = favouritedColumn(sql, userId);
     const text = `SELECT ${LIBRARY_COLUMNS}, ${favourited} FROM libraries l WHERE l.slug = ${sql.param(slug)} ${lock ? 'FOR UPDATE OF l' : ''}`;
-    const rows = manager
-      ? await manager.query<LibraryRow[]>(text, sql.params)
+    const rows = tx
+      ? await tx.query<LibraryRow[]>(text, sql.params)
       : await this.reader.read<LibraryRow>(text, sql.params);
     return rows[0] ?? null;
   }
 
-  async findById(
-    id: number,
-    userId: number | null,
-    manager?: EntityManager,
-  ): Promise<LibraryRow | null> {
+  async findById(id: number, userId: number | null, tx?: Transaction): Promise<LibraryRow | null> {
     const sql = new Sql();
     const favourited = favouritedColumn(sql, userId);
-    const rows = await (manager ?? this.dataSource).query<LibraryRow[]>(
+    const rows = await (tx ?? this.db).query<LibraryRow[]>(
       `SELECT ${LIBRARY_COLUMNS}, ${favourited} FROM libraries l WHERE l.id = ${sql.param(id)}`,
       sql.params,
     );
@@ -100,7 +94,7 @@ export class LibrariesRepository {
   }
 
   async countByCreator(userId: number): Promise<number> {
-    const rows = await this.dataSource.query<{ n: number }[]>(
+    const rows = await this.db.query<{ n: number }[]>(
       'SELECT count(*)::int AS n FROM libraries WHERE created_by = $1',
       [userId],
     );
@@ -109,7 +103,7 @@ export class LibrariesRepository {
 
   /** The caller's submissions: pending first, then newest. */
   findByCreator(userId: number, limit: number, offset: number): Promise<LibraryRow[]> {
-    return this.dataSource.query<LibraryRow[]>(
+    return this.db.query<LibraryRow[]>(
       `SELECT ${LIBRARY_COLUMNS},
          EXISTS (SELECT 1 FROM favourites f WHERE f.user_id = $1 AND f.library_id = l.id) AS is_favourited
        FROM libraries l WHERE l.created_by = $1
@@ -122,9 +116,9 @@ export class LibrariesRepository {
    * Inserts with the first free slug of `slugBase`, `slugBase-2`, …; concurrent creates never collide because a
    * taken slug makes the insert a no-op (ON CONFLICT DO NOTHING) and the next candidate is tried.
    */
-  async insert(manager: EntityManager, library: NewLibrary): Promise<number> {
+  async insert(tx: Transaction, library: NewLibrary): Promise<number> {
     // Slug bases are [a-z0-9-] only; the pattern index (varchar_pattern_ops) serves the prefix lookup.
-    const taken = await manager.query<{ slug: string }[]>(
+    const taken = await tx.query<{ slug: string }[]>(
       'SELECT slug FROM libraries WHERE slug = $1 OR slug LIKE $2',
       [library.slugBase, `${likeEscape(library.slugBase)}-%`],
     );
@@ -133,7 +127,7 @@ export class LibrariesRepository {
     for (let tries = 0; tries < 50; tries += 1) {
       while (used.has(slugCandidate(library.slugBase, attempt))) attempt += 1;
       const slug = slugCandidate(library.slugBase, attempt);
-      const rows = await manager.query<{ id: number }[]>(
+      const rows = await tx.query<{ id: number }[]>(
         `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, wheelchair_accessible,
            capacity, is_indoor, is_lit, website, contact, operator, brand, source, external_id, photo_key, thumbnail_key,
            location, status, submission_origin, created_by, mapdb_submission_allowed, mapdb_submission_allowed_at)
@@ -177,7 +171,7 @@ export class LibrariesRepository {
 
   /** Applies edited columns in place (pending libraries). Keys are LibraryValues names. */
   async updateValues(
-    manager: EntityManager,
+    tx: Transaction,
     id: number,
     values: Partial<LibraryValues>,
     photo: PendingPhoto | null,
@@ -201,19 +195,19 @@ export class LibrariesRepository {
       );
     }
     sets.push(`ai_generated_fields = ${sql.param(aiGeneratedFields)}`, 'updated_at = now()');
-    await manager.query(
+    await tx.query(
       `UPDATE libraries SET ${sets.join(', ')} WHERE id = ${sql.param(id)}`,
       sql.params,
     );
   }
 
   async stageChanges(
-    manager: EntityManager,
+    tx: Transaction,
     id: number,
     changes: Record<string, unknown> | null,
     photo: PendingPhoto | null,
   ): Promise<void> {
-    await manager.query(
+    await tx.query(
       'UPDATE libraries SET pending_changes = $1, pending_photo = $2, updated_at = now() WHERE id = $3',
       [
         changes === null ? null : JSON.stringify(changes),
@@ -225,7 +219,7 @@ export class LibrariesRepository {
 
   /** Whether a stored file is (also) a community photo's, e.g. a primary photo promoted from one. */
   async isCommunityPhotoKey(photoKey: string): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>(
+    const rows = await this.db.query<unknown[]>(
       'SELECT 1 FROM library_photos WHERE photo_key = $1 LIMIT 1',
       [photoKey],
     );
@@ -233,7 +227,7 @@ export class LibrariesRepository {
   }
 
   /** A transaction whose lost COMMIT is told apart from a failure before it (see runTransaction). */
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return runTransaction(this.dataSource, work);
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
   }
 }

@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { Clock } from '../common/clock.js';
 import { InvalidFieldsError, NotFoundError, RefusedError } from '../common/errors/domain-errors.js';
 import { IdempotencyService } from '../common/idempotency/idempotency.service.js';
 import { PhotoStore, type UploadedPhoto } from '../common/media/photo-store.js';
 import { paginate, type Page, type PaginationQueryDto } from '../common/pagination/pagination.js';
+import type { Transaction } from '../database/database.js';
 import { readAfterCommit } from '../database/transaction.js';
 import { EnrichmentQueue } from '../enrichment/enrichment.queue.js';
 import type { CreateLibraryDto } from './dto/create-library.dto.js';
@@ -147,9 +147,9 @@ export class LibrariesService {
     const allowed = dto.mapdb_submission_allowed === true;
     return this.idempotency.run(request, () =>
       this.photos.withFiles(keys, () =>
-        this.libraries.transaction(async (manager) => {
+        this.libraries.transaction(async (tx) => {
           const values = this.valuesFrom(dto);
-          const libraryId = await this.libraries.insert(manager, {
+          const libraryId = await this.libraries.insert(tx, {
             ...values,
             slugBase: baseSlug({ city: values.city, address: values.address, name: values.name }),
             status: 'pending',
@@ -163,13 +163,12 @@ export class LibrariesService {
             photoKey: keys.photo_key,
             thumbnailKey: keys.thumbnail_key,
           });
-          if (!values.name || !values.description)
-            await this.enrichment.enqueue(manager, libraryId);
-          await this.notifications.moderationWork(manager, user.id);
+          if (!values.name || !values.description) await this.enrichment.enqueue(tx, libraryId);
+          await this.notifications.moderationWork(tx, user.id);
           const body = this.mapper.created(
-            (await this.libraries.findById(libraryId, user.id, manager))!,
+            (await this.libraries.findById(libraryId, user.id, tx))!,
           );
-          await this.idempotency.record(manager, request, libraryId, 201, body);
+          await this.idempotency.record(tx, request, libraryId, 201, body);
           return body;
         }),
       ),
@@ -196,11 +195,11 @@ export class LibrariesService {
 
     const keys = file ? await this.photos.store(file, 'libraries') : null;
     const replaced = await this.photos.withFiles(keys, () =>
-      this.libraries.transaction(async (manager) => {
-        const row = await this.libraries.findBySlug(slug, user.id, manager, true);
+      this.libraries.transaction(async (tx) => {
+        const row = await this.libraries.findBySlug(slug, user.id, tx, true);
         if (!row || row.created_by !== user.id || row.status === 'rejected')
           throw new NotFoundError();
-        return this.applyEdit(manager, row, changes, keys);
+        return this.applyEdit(tx, row, changes, keys);
       }),
     );
     if (replaced) await this.discardReplacedPhoto(replaced);
@@ -210,22 +209,22 @@ export class LibrariesService {
 
   /** Returns the photo files the edit made obsolete (deleted after commit). */
   private async applyEdit(
-    manager: EntityManager,
+    tx: Transaction,
     row: LibraryRow,
     changes: Partial<LibraryValues>,
     photo: PendingPhoto | null,
   ): Promise<PendingPhoto | null> {
     if (row.status === 'pending') {
       const aiFields = row.ai_generated_fields.filter((field) => !(field in changes));
-      await this.libraries.updateValues(manager, row.id, changes, photo, aiFields);
+      await this.libraries.updateValues(tx, row.id, changes, photo, aiFields);
       return photo && row.photo_key && row.thumbnail_key
         ? { photo_key: row.photo_key, thumbnail_key: row.thumbnail_key }
         : null;
     }
     const staged = { ...(row.pending_changes ?? {}), ...changes };
-    await this.notifications.moderationWork(manager, row.created_by);
+    await this.notifications.moderationWork(tx, row.created_by);
     await this.libraries.stageChanges(
-      manager,
+      tx,
       row.id,
       Object.keys(staged).length ? staged : null,
       photo ?? row.pending_photo,

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { Database } from '../database/database.js';
 import {
   actorLibraryConditions,
   whereClause,
@@ -25,23 +24,22 @@ function historyWhere(filter: HistoryFilter): { where: string; params: unknown[]
 /** The append-only audit events, read back: one record's, the last write_started, the whole history. */
 @Injectable()
 export class ContributionHistoryRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   /** The record's most recent write_started event (time and exact payload), or null. */
   async lastWriteStarted(
     recordId: number,
   ): Promise<{ created_at: Date; details: Record<string, unknown> } | null> {
-    const rows: { created_at: Date; details: Record<string, unknown> }[] =
-      await this.dataSource.query(
-        `SELECT created_at, details FROM map_contribution_events
+    const rows: { created_at: Date; details: Record<string, unknown> }[] = await this.db.query(
+      `SELECT created_at, details FROM map_contribution_events
          WHERE contribution_id = $1 AND event_type = 'write_started' ORDER BY id DESC LIMIT 1`,
-        [recordId],
-      );
+      [recordId],
+    );
     return rows[0] ?? null;
   }
 
   events(recordId: number): Promise<EventRow[]> {
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT event_type, outcome, actor_id, actor_username, attempt_key, details, created_at
        FROM map_contribution_events WHERE contribution_id = $1 ORDER BY id`,
       [recordId],
@@ -50,7 +48,7 @@ export class ContributionHistoryRepository {
 
   async countAllEvents(filter: HistoryFilter = {}): Promise<number> {
     const { where, params } = historyWhere(filter);
-    const rows = await this.dataSource.query<{ count: number }[]>(
+    const rows = await this.db.query<{ count: number }[]>(
       `SELECT count(*)::int AS count FROM map_contribution_events e ${where}`,
       params,
     );
@@ -60,7 +58,7 @@ export class ContributionHistoryRepository {
   /** The whole audit history (or one actor's, one library's), newest first. */
   allEvents(limit: number, offset: number, filter: HistoryFilter = {}): Promise<HistoryEventRow[]> {
     const { where, params } = historyWhere(filter);
-    return this.dataSource.query(
+    return this.db.query(
       `SELECT e.event_type, e.outcome, e.actor_id, e.actor_username, e.attempt_key, e.details, e.created_at,
               l.slug AS library_slug, l.name AS library_name
          FROM map_contribution_events e

@@ -91,8 +91,8 @@ export class DuplicateCheckService {
     } catch (error) {
       failure = this.checkFailure(error);
     }
-    return this.repository.transaction(async (manager) => {
-      const current = await this.repository.lockOrCreateRecord(manager, library.id);
+    return this.repository.transaction(async (tx) => {
+      const current = await this.repository.lockOrCreateRecord(tx, library.id);
       if (!CHECKABLE_STATUSES.includes(current.status)) throw notCheckable(current.status);
       let evaluation: DuplicateEvaluation | null = null;
       if (candidates) {
@@ -109,7 +109,7 @@ export class DuplicateCheckService {
             candidates,
             {
               radiusMeters: this.config.mapdb.duplicateRadiusMeters,
-              linkedElements: await this.repository.linkedElements(library.id, manager),
+              linkedElements: await this.repository.linkedElements(library.id, tx),
               resolvedDifferent: new Set(current.resolved_different),
             },
           );
@@ -120,7 +120,7 @@ export class DuplicateCheckService {
       if (!evaluation) {
         const { code, message } = failure ?? this.checkFailure(null);
         await this.transitions.recordCheckFailure(
-          manager,
+          tx,
           current,
           { code, message },
           { type: 'duplicate_check', outcome: 'failed', actor, details: { error_code: code } },
@@ -128,7 +128,7 @@ export class DuplicateCheckService {
         return null;
       }
       await this.transitions.recordCheck(
-        manager,
+        tx,
         current,
         {
           status: transition(
@@ -169,8 +169,8 @@ export class DuplicateCheckService {
   /** Staff's resolution of a possible duplicate: same feature (linked), different feature, or unclear. */
   async resolve(slug: string, actor: Actor, dto: ResolveDto): Promise<ContributionRecordResponse> {
     const { library } = await this.records.load(slug);
-    await this.repository.transaction(async (manager) => {
-      const record = await this.repository.lockRecord(manager, library.id);
+    await this.repository.transaction(async (tx) => {
+      const record = await this.repository.lockRecord(tx, library.id);
       if (record?.status !== 'possible_duplicate') {
         throw new ContributionRefused([
           { code: 'possible_duplicate', message: 'Only a possible duplicate can be resolved.' },
@@ -184,7 +184,7 @@ export class DuplicateCheckService {
         }
         details.element = `${dto.element_type}/${dto.element_id}`;
         await this.transitions.markSameFeature(
-          manager,
+          tx,
           record,
           transition(record.status, 'resolved_same_feature'),
           { type: dto.element_type, id: dto.element_id },
@@ -206,7 +206,7 @@ export class DuplicateCheckService {
         for (const candidate of chosen) keys.add(`${candidate.type}/${candidate.id}`);
         details.elements = [...keys];
         await this.transitions.markDifferentFeatures(
-          manager,
+          tx,
           record,
           transition(record.status, 'resolved_different_feature'),
           [...keys],
@@ -214,7 +214,7 @@ export class DuplicateCheckService {
         );
       } else {
         transition(record.status, 'resolved_unclear');
-        await this.transitions.addEvent(manager, record, event);
+        await this.transitions.addEvent(tx, record, event);
       }
     });
     return this.records.view(library);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError, type EntityManager } from 'typeorm';
+import { Database, type Sql, type Transaction } from '../database/database.js';
+import { sqlErrorOf, SQLSTATE } from '../database/sql-error.js';
 import {
   CONTRIBUTION_COLUMNS,
   LIBRARY_COLUMNS,
@@ -11,15 +11,12 @@ import {
   type LibraryWithRecord,
 } from './contribution-rows.js';
 
-type Runner = Pick<EntityManager, 'query'>;
-
 /** A library row with its record as one JSON column (LIBRARY_WITH_RECORD). */
 type JoinedRow = ContributionLibraryRow & { record: ContributionRow | null };
 
-/** PostgreSQL `lock_not_available` (55P03): a NOWAIT lock met a holder. */
-function isLockNotAvailable(error: { driverError: unknown }): boolean {
-  return (error.driverError as { code?: string } | undefined)?.code === '55P03';
-}
+/** The record's columns with its contributor's name ($1: the library's id). */
+const RECORD_OF_LIBRARY = `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c
+  LEFT JOIN users u ON u.id = c.contributed_by WHERE c.library_id = $1`;
 
 /**
  * The contribution records: joined reads of a library with its record, and the locks of the write claim. The
@@ -27,19 +24,15 @@ function isLockNotAvailable(error: { driverError: unknown }): boolean {
  */
 @Injectable()
 export class MapContributionRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  private runner(manager?: EntityManager): Runner {
-    return manager ?? this.dataSource;
-  }
+  constructor(private readonly db: Database) {}
 
   /** The library row alone; with `lock`, locked for the rest of the caller's transaction (the write claim). */
   async findLibrary(
     slug: string,
-    manager?: EntityManager,
+    tx?: Transaction,
     lock = false,
   ): Promise<ContributionLibraryRow | null> {
-    const rows = await this.runner(manager).query<ContributionLibraryRow[]>(
+    const rows = await (tx ?? this.db).query<ContributionLibraryRow[]>(
       `SELECT ${LIBRARY_COLUMNS} FROM libraries l WHERE l.slug = $1 ${lock ? 'FOR UPDATE' : ''}`,
       [slug],
     );
@@ -48,20 +41,18 @@ export class MapContributionRepository {
 
   /** A library and its record in one read (a read never creates a record), or null when no library has the slug. */
   async findLibraryWithRecord(slug: string): Promise<LibraryWithRecord | null> {
-    const rows = await this.dataSource.query<JoinedRow[]>(
-      `${LIBRARY_WITH_RECORD} WHERE l.slug = $1`,
-      [slug],
-    );
+    const rows = await this.db.query<JoinedRow[]>(`${LIBRARY_WITH_RECORD} WHERE l.slug = $1`, [
+      slug,
+    ]);
     const row = rows[0];
     return row ? withRecord(row) : null;
   }
 
   /** Several libraries with their records in one read, in the order of `slugs`; a missing slug is left out. */
   async findLibrariesWithRecords(slugs: string[]): Promise<LibraryWithRecord[]> {
-    const rows = await this.dataSource.query<JoinedRow[]>(
-      `${LIBRARY_WITH_RECORD} WHERE l.slug = ANY($1)`,
-      [slugs],
-    );
+    const rows = await this.db.query<JoinedRow[]>(`${LIBRARY_WITH_RECORD} WHERE l.slug = ANY($1)`, [
+      slugs,
+    ]);
     const bySlug = new Map(rows.map((row) => [row.slug, withRecord(row)]));
     return slugs.flatMap((slug) => bySlug.get(slug) ?? []);
   }
@@ -71,7 +62,7 @@ export class MapContributionRepository {
    * is ineligible by the permission rule alone, so filters need not look at it.)
    */
   async findCandidates(): Promise<LibraryWithRecord[]> {
-    const rows = await this.dataSource.query<JoinedRow[]>(
+    const rows = await this.db.query<JoinedRow[]>(
       `${LIBRARY_WITH_RECORD}
        WHERE l.mapdb_submission_allowed OR rec.id IS NOT NULL
        ORDER BY l.created_at DESC, l.id DESC`,
@@ -81,17 +72,13 @@ export class MapContributionRepository {
 
   /** The record of a library, or null when it has none (never created by a read). */
   async findRecord(libraryId: number): Promise<ContributionRow | null> {
-    const rows = await this.dataSource.query<ContributionRow[]>(
-      `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
-       WHERE c.library_id = $1`,
-      [libraryId],
-    );
+    const rows = await this.db.query<ContributionRow[]>(RECORD_OF_LIBRARY, [libraryId]);
     return rows[0] ?? null;
   }
 
   /** The records of several libraries in one read, by library id. */
   async findRecords(libraryIds: number[]): Promise<Map<number, ContributionRow>> {
-    const rows = await this.dataSource.query<ContributionRow[]>(
+    const rows = await this.db.query<ContributionRow[]>(
       `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
        WHERE c.library_id = ANY($1)`,
       [libraryIds],
@@ -100,12 +87,10 @@ export class MapContributionRepository {
   }
 
   /** The record locked for the rest of the caller's transaction, or null when the library has none. */
-  async lockRecord(manager: EntityManager, libraryId: number): Promise<ContributionRow | null> {
-    const rows = await manager.query<ContributionRow[]>(
-      `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
-       WHERE c.library_id = $1 FOR UPDATE OF c`,
-      [libraryId],
-    );
+  async lockRecord(tx: Transaction, libraryId: number): Promise<ContributionRow | null> {
+    const rows = await tx.query<ContributionRow[]>(`${RECORD_OF_LIBRARY} FOR UPDATE OF c`, [
+      libraryId,
+    ]);
     return rows[0] ?? null;
   }
 
@@ -113,14 +98,14 @@ export class MapContributionRepository {
    * The record locked for the rest of the caller's transaction, created (unchecked) first when the library has
    * none: only the transactions that record something about a library create its record.
    */
-  async lockOrCreateRecord(manager: EntityManager, libraryId: number): Promise<ContributionRow> {
-    const existing = await this.lockRecord(manager, libraryId);
+  async lockOrCreateRecord(tx: Transaction, libraryId: number): Promise<ContributionRow> {
+    const existing = await this.lockRecord(tx, libraryId);
     if (existing) return existing;
-    await manager.query(
+    await tx.query(
       'INSERT INTO map_contributions (library_id) VALUES ($1) ON CONFLICT (library_id) DO NOTHING',
       [libraryId],
     );
-    return (await this.lockRecord(manager, libraryId))!;
+    return (await this.lockRecord(tx, libraryId))!;
   }
 
   /**
@@ -128,25 +113,24 @@ export class MapContributionRepository {
    * holds it (a reconciliation storing its outcome), null when the library has no record.
    */
   async lockRecordNoWait(
-    manager: EntityManager,
+    tx: Transaction,
     libraryId: number,
   ): Promise<ContributionRow | null | 'locked'> {
     try {
-      const rows = await manager.query<ContributionRow[]>(
-        `SELECT ${CONTRIBUTION_COLUMNS} FROM map_contributions c LEFT JOIN users u ON u.id = c.contributed_by
-         WHERE c.library_id = $1 FOR UPDATE OF c NOWAIT`,
+      const rows = await tx.query<ContributionRow[]>(
+        `${RECORD_OF_LIBRARY} FOR UPDATE OF c NOWAIT`,
         [libraryId],
       );
       return rows[0] ?? null;
     } catch (error) {
-      if (error instanceof QueryFailedError && isLockNotAvailable(error)) return 'locked';
+      if (sqlErrorOf(error)?.code === SQLSTATE.lockNotAvailable) return 'locked';
       throw error;
     }
   }
 
   /** Element keys (`node/123`) already linked to a library other than `libraryId`. */
-  async linkedElements(libraryId: number, manager?: EntityManager): Promise<Set<string>> {
-    const rows: { key: string }[] = await this.runner(manager).query(
+  async linkedElements(libraryId: number, sql: Sql = this.db): Promise<Set<string>> {
+    const rows: { key: string }[] = await sql.query(
       `SELECT mapdb_element_type || '/' || mapdb_element_id AS key FROM map_contributions
        WHERE mapdb_element_id IS NOT NULL AND library_id <> $1`,
       [libraryId],
@@ -154,8 +138,8 @@ export class MapContributionRepository {
     return new Set(rows.map((row) => row.key));
   }
 
-  async withdrawPermission(manager: EntityManager, libraryId: number): Promise<boolean> {
-    const rows = await manager.query<[unknown[], number]>(
+  async withdrawPermission(tx: Transaction, libraryId: number): Promise<boolean> {
+    const rows = await tx.query<[unknown[], number]>(
       `UPDATE libraries SET mapdb_submission_allowed = false, mapdb_submission_allowed_at = NULL, updated_at = now()
        WHERE id = $1 AND mapdb_submission_allowed RETURNING id`,
       [libraryId],
@@ -164,18 +148,18 @@ export class MapContributionRepository {
   }
 
   /** Serialises write claims across the whole service: one in-flight write at a time. */
-  async lockWrites(manager: EntityManager): Promise<void> {
-    await manager.query("SELECT pg_advisory_xact_lock(hashtext('map-contribution-writes'))");
+  async lockWrites(tx: Transaction): Promise<void> {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext('map-contribution-writes'))");
   }
 
-  async anySubmitting(manager: EntityManager): Promise<boolean> {
-    const rows = await manager.query<unknown[]>(
+  async anySubmitting(tx: Transaction): Promise<boolean> {
+    const rows = await tx.query<unknown[]>(
       "SELECT 1 FROM map_contributions WHERE status = 'submitting' LIMIT 1",
     );
     return rows.length > 0;
   }
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
   }
 }

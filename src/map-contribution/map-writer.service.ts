@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../database/database.js';
 import { Clock } from '../common/clock.js';
 import { MapApiError } from './adapters/map-api.client.js';
 import type { ContributionRow } from './contribution-rows.js';
@@ -49,14 +49,14 @@ export class MapWriterService {
 
   /** Step (2), inside the caller's locked transaction: status submitting with its write_started event. */
   async claim(
-    manager: EntityManager,
+    tx: Transaction,
     record: ContributionRow,
     payload: WritePayload,
     attemptKey: string,
     actor: Actor,
   ): Promise<WriteClaim> {
     await this.transitions.markSubmitting(
-      manager,
+      tx,
       record,
       transition(record.status, 'write_started'),
       attemptKey,

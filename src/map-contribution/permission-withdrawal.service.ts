@@ -17,17 +17,17 @@ export class PermissionWithdrawalService {
 
   async withdraw(slug: string, actor: Actor): Promise<ContributionRecordResponse> {
     const { library } = await this.records.load(slug);
-    await this.repository.transaction(async (manager) => {
+    await this.repository.transaction(async (tx) => {
       // Library row first, then the record: the write claim takes them in that order, so a withdrawal racing a
       // confirm waits for it instead of deadlocking.
-      await this.repository.findLibrary(slug, manager, true);
-      const record = await this.repository.lockOrCreateRecord(manager, library.id);
-      if (!(await this.repository.withdrawPermission(manager, library.id))) {
+      await this.repository.findLibrary(slug, tx, true);
+      const record = await this.repository.lockOrCreateRecord(tx, library.id);
+      if (!(await this.repository.withdrawPermission(tx, library.id))) {
         throw new RefusedError(
           'The map submission permission is already withdrawn (or was never given).',
         );
       }
-      await this.transitions.addEvent(manager, record, {
+      await this.transitions.addEvent(tx, record, {
         type: 'permission_withdrawal',
         outcome: 'withdrawn',
         actor,

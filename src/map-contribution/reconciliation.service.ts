@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../database/database.js';
 import { Clock } from '../common/clock.js';
 import { formatCoordinate, MapApiError } from './adapters/map-api.client.js';
 import { ContributionHistoryRepository } from './contribution-history.repository.js';
@@ -116,9 +116,9 @@ export class ReconciliationService {
       }
     }
 
-    await this.underLock(record, async (manager, current) => {
+    await this.underLock(record, async (tx, current) => {
       const linked = candidates.length
-        ? await this.repository.linkedElements(library.id, manager)
+        ? await this.repository.linkedElements(library.id, tx)
         : new Set<string>();
       const found = candidates.find((element) => !linked.has(`node/${element.id}`)) ?? null;
       const event = {
@@ -133,7 +133,7 @@ export class ReconciliationService {
       };
       if (found) {
         await this.transitions.markReconciledFound(
-          manager,
+          tx,
           current,
           transition(current.status, 'reconciled_found'),
           { nodeId: found.id, by: actor.id, at: this.clock.date() },
@@ -141,7 +141,7 @@ export class ReconciliationService {
         );
       } else {
         await this.transitions.markReconciledAbsent(
-          manager,
+          tx,
           current,
           transition(current.status, 'reconciled_absent'),
           event,
@@ -159,21 +159,21 @@ export class ReconciliationService {
    */
   private underLock(
     read: ContributionRow,
-    store: (manager: EntityManager, current: ContributionRow) => Promise<void>,
+    store: (tx: Transaction, current: ContributionRow) => Promise<void>,
   ): Promise<void> {
-    return this.repository.transaction(async (manager) => {
-      const current = await this.repository.lockRecordNoWait(manager, read.library_id);
+    return this.repository.transaction(async (tx) => {
+      const current = await this.repository.lockRecordNoWait(tx, read.library_id);
       if (current === 'locked') throw inProgress();
       if (!current || !unchanged(read, current)) throw notFailed();
-      await store(manager, current);
+      await store(tx, current);
     });
   }
 
   /** The changeset could not be read: recorded on the record (which stays as it is), then refused. */
   private async unreadable(record: ContributionRow, actor: Actor, error: unknown): Promise<never> {
     const code = error instanceof MapApiError ? `reconcile_${error.code}` : 'reconcile_error';
-    await this.underLock(record, (manager, current) =>
-      this.transitions.markReconcileFailed(manager, current, code, {
+    await this.underLock(record, (tx, current) =>
+      this.transitions.markReconcileFailed(tx, current, code, {
         type: 'reconciliation',
         outcome: 'failed',
         actor,

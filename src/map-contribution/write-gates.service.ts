@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Transaction } from '../database/database.js';
 import { Clock } from '../common/clock.js';
 import { AppConfig, LAUNCH_GATES } from '../config/app-config.js';
 import { MapApiClient, MapApiError, type MapApiCapabilities } from './adapters/map-api.client.js';
@@ -76,12 +76,12 @@ export class WriteGatesService {
   }
 
   /**
-   * The gates as stored now. With `manager` (inside a transaction, e.g. the write claim), the state is read on that
+   * The gates as stored now. With `tx` (a transaction, e.g. the write claim), the state is read on that
    * transaction's connection: asking the pool for a second one while every connection waits on the write lock would
    * deadlock.
    */
-  async current(manager?: EntityManager): Promise<WriteGates> {
-    return this.gatesOf(await this.state.read(manager));
+  async current(tx?: Transaction): Promise<WriteGates> {
+    return this.gatesOf(await this.state.read(tx));
   }
 
   /**

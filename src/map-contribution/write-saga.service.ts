@@ -55,17 +55,17 @@ export class WriteSagaService {
     await this.checks.run(library, record, actor);
 
     const attemptKey = randomUUID();
-    const { claim, locked, gates } = await this.repository.transaction(async (manager) => {
-      await this.repository.lockWrites(manager);
-      const locked = await this.repository.findLibrary(slug, manager, true);
+    const { claim, locked, gates } = await this.repository.transaction(async (tx) => {
+      await this.repository.lockWrites(tx);
+      const locked = await this.repository.findLibrary(slug, tx, true);
       if (!locked) throw new NotFoundError();
-      const current = await this.repository.lockOrCreateRecord(manager, locked.id);
-      const gates = await this.gates.current(manager);
+      const current = await this.repository.lockOrCreateRecord(tx, locked.id);
+      const gates = await this.gates.current(tx);
       const blockers = this.gates.blockers(locked, current, gates);
       if (blockers.length) throw new ContributionRefused(blockers);
-      if (await this.repository.anySubmitting(manager)) throw new ContributionRefused([IN_FLIGHT]);
+      if (await this.repository.anySubmitting(tx)) throw new ContributionRefused([IN_FLIGHT]);
       const payload = writePayload(locked, verified, this.changesetTags(locked, 1));
-      const claim = await this.writer.claim(manager, current, payload, attemptKey, actor);
+      const claim = await this.writer.claim(tx, current, payload, attemptKey, actor);
       return { claim, locked, gates };
     });
 
@@ -156,19 +156,19 @@ export class WriteSagaService {
       }
     }
 
-    const claims = await this.repository.transaction(async (manager) => {
-      await this.repository.lockWrites(manager);
-      const gates: WriteGates = await this.gates.current(manager);
-      const inFlight = await this.repository.anySubmitting(manager);
+    const claims = await this.repository.transaction(async (tx) => {
+      await this.repository.lockWrites(tx);
+      const gates: WriteGates = await this.gates.current(tx);
+      const inFlight = await this.repository.anySubmitting(tx);
       const ready: { locked: ContributionLibraryRow; record: WriteClaim['record'] }[] = [];
       for (const item of batch.items) {
         if (blocked.has(item.slug)) continue;
-        const locked = await this.repository.findLibrary(item.slug, manager, true);
+        const locked = await this.repository.findLibrary(item.slug, tx, true);
         if (!locked) {
           blocked.set(item.slug, [{ code: 'not_approved', message: 'The library is gone.' }]);
           continue;
         }
-        const record = await this.repository.lockOrCreateRecord(manager, locked.id);
+        const record = await this.repository.lockOrCreateRecord(tx, locked.id);
         const blockers = this.gates.blockers(locked, record, gates);
         if (!blockers.length && inFlight) blockers.push(IN_FLIGHT);
         if (blockers.length) blocked.set(item.slug, blockers);
@@ -179,7 +179,7 @@ export class WriteSagaService {
       const started: WriteClaim[] = [];
       for (const { locked, record } of ready) {
         const payload = writePayload(locked, verified, tags);
-        started.push(await this.writer.claim(manager, record, payload, randomUUID(), actor));
+        started.push(await this.writer.claim(tx, record, payload, randomUUID(), actor));
       }
       return started;
     });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Transaction } from '../database/database.js';
+import type { Sql } from '../database/database.js';
 import { Clock } from '../common/clock.js';
 import { paginate, type Page } from '../common/pagination/pagination.js';
 import type { AuditEventResponse, AuditKind, AuditQueryDto } from './dto/moderation-audit.dto.js';
@@ -24,7 +24,7 @@ export class ModerationAuditService {
   ) {}
 
   record(
-    manager: Transaction,
+    manager: Sql,
     kind: AuditKind,
     actor: AuditActor,
     libraryId: number | null,

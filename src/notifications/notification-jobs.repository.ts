@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
-import type { DeviceEnvironment } from '../auth/device-token.entity.js';
+import type { DeviceEnvironment } from '../auth/device-token.row.js';
+import { Database, type Sql } from '../database/database.js';
 import type { Channel, NotificationKind } from './notification-kinds.js';
 
 /** A job this worker holds: `attempts` counts the try in progress and identifies this claim. */
@@ -52,11 +51,11 @@ const FREE_COLLAPSE_KEY = `CASE WHEN job.collapse_key IS NOT NULL AND EXISTS (
 /** Every query of the outbound message queue (table `notification_jobs`). */
 @Injectable()
 export class NotificationJobsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   /** An email to an address (security notices: reset, password and email changes). */
   async insertEmail(
-    manager: EntityManager,
+    sql: Sql,
     job: {
       kind: NotificationKind;
       userId: number | null;
@@ -65,7 +64,7 @@ export class NotificationJobsRepository {
     },
     now: Date,
   ): Promise<number> {
-    const rows = await manager.query<{ id: string }[]>(
+    const rows = await sql.query<{ id: string }[]>(
       `INSERT INTO notification_jobs
          (channel, kind, user_id, recipient, payload, status, run_after, created_at, updated_at)
        VALUES ('email', $1, $2, $3, $4::jsonb, 'queued', $5, $5, $5)
@@ -80,7 +79,7 @@ export class NotificationJobsRepository {
    * their active devices (when they keep push on and push is configured). Answers how many jobs were queued.
    */
   async insertUserNotice(
-    manager: EntityManager,
+    sql: Sql,
     userId: number,
     kind: NotificationKind,
     payload: Record<string, unknown>,
@@ -90,7 +89,7 @@ export class NotificationJobsRepository {
     let queued = 0;
     const json = JSON.stringify(payload);
     if (channels.email) {
-      const [, count] = await manager.query<[unknown, number]>(
+      const [, count] = await sql.query<[unknown, number]>(
         `INSERT INTO notification_jobs
            (channel, kind, user_id, recipient, payload, status, run_after, created_at, updated_at)
          SELECT 'email', $2, u.id, u.email, $3::jsonb, 'queued', $4, $4, $4
@@ -101,7 +100,7 @@ export class NotificationJobsRepository {
       queued += count;
     }
     if (channels.push) {
-      const [, count] = await manager.query<[unknown, number]>(
+      const [, count] = await sql.query<[unknown, number]>(
         `INSERT INTO notification_jobs
            (channel, kind, user_id, device_token_id, payload, status, run_after, created_at, updated_at)
          SELECT 'push', $2, u.id, d.id, $3::jsonb, 'queued', $4, $4, $4
@@ -120,12 +119,12 @@ export class NotificationJobsRepository {
    * counts at send time), and a new one waits until `collapseMs` after the user's previous such push went out.
    */
   async insertStaffWork(
-    manager: EntityManager,
+    sql: Sql,
     exceptUserId: number | null,
     collapseMs: number,
     now: Date,
   ): Promise<number> {
-    const [, count] = await manager.query<[unknown, number]>(
+    const [, count] = await sql.query<[unknown, number]>(
       `INSERT INTO notification_jobs
          (channel, kind, user_id, device_token_id, payload, collapse_key, status, run_after, created_at, updated_at)
        SELECT 'push', 'moderation_work', u.id, d.id, '{}'::jsonb, 'moderation_work:' || d.id, 'queued',
@@ -147,7 +146,7 @@ export class NotificationJobsRepository {
    * is unknown (the worker died during the send) is tried again: a duplicate is possible only in that window.
    */
   async requeueExpiredLeases(now: Date, maxAttempts: number): Promise<number> {
-    const [, affected] = await this.dataSource.query<[unknown, number]>(
+    const [, affected] = await this.db.query<[unknown, number]>(
       `UPDATE notification_jobs AS job
           SET status = CASE WHEN job.attempts >= $2 THEN 'failed' ELSE 'queued' END,
               finished_at = CASE WHEN job.attempts >= $2 THEN $1::timestamptz END,
@@ -161,7 +160,7 @@ export class NotificationJobsRepository {
 
   /** Claims the oldest due job (SKIP LOCKED keeps concurrent workers off it; the lease holds it once committed). */
   async claimNext(now: Date, leaseUntil: Date): Promise<ClaimedNotification | null> {
-    const [rows] = await this.dataSource.query<[JobRow[], number]>(
+    const [rows] = await this.db.query<[JobRow[], number]>(
       `UPDATE notification_jobs AS job
           SET status = 'running', attempts = job.attempts + 1, locked_until = $2, claimed_at = $1,
               updated_at = $1
@@ -197,7 +196,7 @@ export class NotificationJobsRepository {
     note: string,
     now: Date,
   ): Promise<boolean> {
-    const [, affected] = await this.dataSource.query<[unknown, number]>(
+    const [, affected] = await this.db.query<[unknown, number]>(
       `UPDATE notification_jobs
           SET status = $3, locked_until = NULL, last_error = left($4, 200), finished_at = $5, updated_at = $5
         WHERE id = $1 AND status = 'running' AND attempts = $2`,
@@ -213,7 +212,7 @@ export class NotificationJobsRepository {
     retryAt: Date,
     now: Date,
   ): Promise<boolean> {
-    const [, affected] = await this.dataSource.query<[unknown, number]>(
+    const [, affected] = await this.db.query<[unknown, number]>(
       `UPDATE notification_jobs AS job
           SET status = 'queued', run_after = $3, locked_until = NULL, last_error = left($4, 200),
               collapse_key = ${FREE_COLLAPSE_KEY}, updated_at = $5
@@ -225,7 +224,7 @@ export class NotificationJobsRepository {
 
   /** A claim given back untried (shutdown before the send): queued again at once, the try not counted. */
   async release(job: ClaimedNotification, now: Date): Promise<void> {
-    await this.dataSource.query(
+    await this.db.query(
       `UPDATE notification_jobs AS job
           SET status = 'queued', attempts = job.attempts - 1, locked_until = NULL, claimed_at = NULL,
               collapse_key = ${FREE_COLLAPSE_KEY}, updated_at = $3
@@ -235,7 +234,7 @@ export class NotificationJobsRepository {
   }
 
   async findPushTarget(deviceTokenId: number): Promise<PushTarget | null> {
-    const rows = await this.dataSource.query<
+    const rows = await this.db.query<
       {
         token: string;
         environment: DeviceEnvironment;
@@ -262,7 +261,7 @@ export class NotificationJobsRepository {
   }
 
   async findEmailRecipientState(userId: number): Promise<EmailRecipientState | null> {
-    const rows = await this.dataSource.query<{ notify_email: boolean; is_active: boolean }[]>(
+    const rows = await this.db.query<{ notify_email: boolean; is_active: boolean }[]>(
       'SELECT notify_email, is_active FROM users WHERE id = $1',
       [userId],
     );
@@ -272,7 +271,7 @@ export class NotificationJobsRepository {
 
   /** APNs said the token is dead (410 Unregistered, 400 BadDeviceToken): no more pushes to it. */
   async deactivateDevice(deviceTokenId: number, now: Date): Promise<void> {
-    await this.dataSource.query(
+    await this.db.query(
       'UPDATE device_tokens SET is_active = false, updated_at = $2 WHERE id = $1',
       [deviceTokenId, now],
     );
@@ -280,7 +279,7 @@ export class NotificationJobsRepository {
 
   /** The moderation summary's pending total (libraries, open reports, photos): what a staff push reports. */
   async pendingModerationCount(): Promise<number> {
-    const rows = await this.dataSource.query<{ n: number }[]>(
+    const rows = await this.db.query<{ n: number }[]>(
       `SELECT ((SELECT count(*) FROM libraries WHERE status = 'pending')
              + (SELECT count(*) FROM reports WHERE status = 'open')
              + (SELECT count(*) FROM library_photos WHERE status = 'pending'))::int AS n`,
@@ -290,7 +289,7 @@ export class NotificationJobsRepository {
 
   /** Deletes finished jobs older than `before`, a batch at a time; answers how many went. */
   async purgeFinished(before: Date, batch = 1000): Promise<number> {
-    const [, affected] = await this.dataSource.query<[unknown, number]>(
+    const [, affected] = await this.db.query<[unknown, number]>(
       `DELETE FROM notification_jobs WHERE id IN (
          SELECT id FROM notification_jobs WHERE finished_at < $1 ORDER BY finished_at LIMIT $2)`,
       [before, batch],

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock.js';
 import { AppConfig } from '../config/app-config.js';
+import type { Transaction } from '../database/database.js';
 import type { DecisionPayload, NotificationKind } from './notification-kinds.js';
 import { NotificationJobsRepository } from './notification-jobs.repository.js';
 import { NOTIFICATIONS_OPTIONS, type NotificationsOptions } from './notifications.options.js';
@@ -23,9 +23,9 @@ export class NotificationQueue {
    * A reset was asked for this address. The same single insert whether or not an account uses it (so the answer
    * takes the same time either way); the worker looks the account up, makes the token and sends the link.
    */
-  async passwordResetRequested(manager: EntityManager, email: string): Promise<void> {
+  async passwordResetRequested(tx: Transaction, email: string): Promise<void> {
     await this.jobs.insertEmail(
-      manager,
+      tx,
       { kind: 'password_reset', userId: null, recipient: email, payload: {} },
       this.clock.date(),
     );
@@ -33,14 +33,14 @@ export class NotificationQueue {
 
   /** A notice to the address the account had before (always sent: it is how a hijack is noticed). */
   async emailChanged(
-    manager: EntityManager,
+    tx: Transaction,
     user: { id: number; username: string },
     oldEmail: string,
     newEmail: string,
   ): Promise<void> {
     if (!oldEmail) return;
     await this.jobs.insertEmail(
-      manager,
+      tx,
       {
         kind: 'email_changed',
         userId: user.id,
@@ -53,13 +53,13 @@ export class NotificationQueue {
 
   /** A notice that the password was changed (in the account, or by a reset link). */
   async passwordChanged(
-    manager: EntityManager,
+    tx: Transaction,
     user: { id: number; username: string; email: string },
     how: 'changed' | 'reset',
   ): Promise<void> {
     if (!user.email) return;
     await this.jobs.insertEmail(
-      manager,
+      tx,
       {
         kind: 'password_changed',
         userId: user.id,
@@ -72,7 +72,7 @@ export class NotificationQueue {
 
   /** The submitter of a library (or a community photo) learns staff's decision, by email and push. */
   async decision(
-    manager: EntityManager,
+    tx: Transaction,
     userId: number | null,
     kind: Extract<
       NotificationKind,
@@ -82,7 +82,7 @@ export class NotificationQueue {
   ): Promise<void> {
     if (userId === null) return;
     await this.jobs.insertUserNotice(
-      manager,
+      tx,
       userId,
       kind,
       { ...payload },
@@ -92,14 +92,9 @@ export class NotificationQueue {
   }
 
   /** New work for moderators (a submission, a staged edit, a report, a community photo). */
-  async moderationWork(manager: EntityManager, causedBy: number | null): Promise<void> {
+  async moderationWork(tx: Transaction, causedBy: number | null): Promise<void> {
     if (this.config.apns === null) return;
-    await this.jobs.insertStaffWork(
-      manager,
-      causedBy,
-      this.options.staffCollapseMs,
-      this.clock.date(),
-    );
+    await this.jobs.insertStaffWork(tx, causedBy, this.options.staffCollapseMs, this.clock.date());
   }
 }
 

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { Database, type Sql, type Transaction } from '../database/database.js';
 
 export interface ResetAccount {
   id: number;
@@ -21,16 +20,16 @@ export interface HeldResetToken {
 /** Single-use password reset tokens (table `password_reset_tokens`; only the SHA-256 of a token is stored). */
 @Injectable()
 export class PasswordResetTokensRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
-  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work);
+  transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
   }
 
   /** The active account using this address (emails are unique case-insensitively), if any. */
   async findAccountByEmail(email: string): Promise<ResetAccount | null> {
     if (!email) return null;
-    const rows = await this.dataSource.query<ResetAccount[]>(
+    const rows = await this.db.query<ResetAccount[]>(
       `SELECT id, username, email FROM users
         WHERE email <> '' AND lower(email) = lower($1) AND is_active`,
       [email],
@@ -49,14 +48,14 @@ export class PasswordResetTokensRepository {
     now: Date,
     expiresAt: Date,
   ): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(
+    await this.db.transaction(async (tx) => {
+      await tx.query(
         `DELETE FROM password_reset_tokens
           WHERE (job_id = $1 AND used_at IS NULL)
              OR (user_id = $2 AND expires_at < $3::timestamptz - interval '1 day')`,
         [jobId, userId, now],
       );
-      await manager.query(
+      await tx.query(
         `INSERT INTO password_reset_tokens (user_id, token_hash, job_id, created_at, expires_at)
          VALUES ($1, $2, $3, $4, $5)`,
         [userId, tokenHash, jobId, now, expiresAt],
@@ -65,8 +64,8 @@ export class PasswordResetTokensRepository {
   }
 
   /** The token with this hash and its account, row-locked for the rest of the transaction. */
-  async findForUpdate(tokenHash: Buffer, manager: EntityManager): Promise<HeldResetToken | null> {
-    const rows = await manager.query<
+  async findForUpdate(tokenHash: Buffer, tx: Transaction): Promise<HeldResetToken | null> {
+    const rows = await tx.query<
       {
         id: string;
         user_id: number;
@@ -98,7 +97,7 @@ export class PasswordResetTokensRepository {
 
   /** Whether a token is usable now (the reset page checks before showing its form). */
   async isUsable(tokenHash: Buffer, now: Date): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>(
+    const rows = await this.db.query<unknown[]>(
       `SELECT 1 FROM password_reset_tokens t JOIN users u ON u.id = t.user_id
         WHERE t.token_hash = $1 AND t.used_at IS NULL AND t.expires_at > $2 AND u.is_active`,
       [tokenHash, now],
@@ -107,24 +106,24 @@ export class PasswordResetTokensRepository {
   }
 
   /** Uses this token up, and every other open token of the user with it. */
-  async useAll(userId: number, now: Date, manager: EntityManager): Promise<void> {
-    await manager.query(
+  async useAll(userId: number, now: Date, tx: Sql): Promise<void> {
+    await tx.query(
       'UPDATE password_reset_tokens SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL',
       [userId, now],
     );
   }
 
   /** Sets the password hash; a social-only account gets its first local password this way. */
-  async setPassword(userId: number, passwordHash: string, manager: EntityManager): Promise<void> {
-    await manager.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [
+  async setPassword(userId: number, passwordHash: string, tx: Sql): Promise<void> {
+    await tx.query('UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1', [
       userId,
       passwordHash,
     ]);
   }
 
   /** A reset signs the account out everywhere: every refresh session (and so every console session) ends. */
-  async revokeAllSessions(userId: number, now: Date, manager: EntityManager): Promise<void> {
-    await manager.query(
+  async revokeAllSessions(userId: number, now: Date, tx: Sql): Promise<void> {
+    await tx.query(
       'UPDATE refresh_sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL',
       [userId, now],
     );

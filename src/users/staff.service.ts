@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Database } from '../database/database.js';
 import { ModerationAuditService } from '../moderation-audit/moderation-audit.service.js';
 import { PasswordHasher } from './password-hasher.js';
 import { UsersRepository } from './users.repository.js';
@@ -21,6 +22,7 @@ export class StaffService {
     private readonly users: UsersRepository,
     private readonly hasher: PasswordHasher,
     private readonly audit: ModerationAuditService,
+    private readonly db: Database,
   ) {}
 
   async createOrPromote(
@@ -41,25 +43,15 @@ export class StaffService {
       throw new Error('that email belongs to another account');
 
     const passwordHash = await this.hasher.hash(input.password);
-    return this.users.transaction(async (manager) => {
-      let user;
-      let outcome: CreateStaffOutcome;
-      if (existing) {
-        existing.isStaff = true;
-        existing.isActive = true;
-        existing.email = email;
-        existing.passwordHash = passwordHash;
-        user = await this.users.save(existing, manager);
-        outcome = 'promoted';
-      } else {
-        user = await this.users.save(
-          this.users.create({ username, email, passwordHash, isStaff: true }),
-          manager,
-        );
-        outcome = 'created';
-      }
+    return this.db.transaction(async (tx) => {
+      const promoted = existing
+        ? await this.users.promoteToStaff(existing.id, email, passwordHash, tx)
+        : null;
+      const user =
+        promoted ?? (await this.users.insert({ username, email, passwordHash, isStaff: true }, tx));
+      const outcome: CreateStaffOutcome = promoted ? 'promoted' : 'created';
       await this.audit.record(
-        manager,
+        tx,
         outcome === 'created' ? 'staff_created' : 'staff_promoted',
         null,
         null,

@@ -1,11 +1,4 @@
-import { QueryFailedError } from 'typeorm';
-
-/** The constraint (or unique index) a failed statement violated, when it was a unique violation (23505). */
-export function uniqueViolationOf(error: unknown): string | null {
-  if (!(error instanceof QueryFailedError)) return null;
-  const driverError = error.driverError as { code?: string; constraint?: string } | undefined;
-  return driverError?.code === '23505' ? (driverError.constraint ?? '') : null;
-}
+import { uniqueViolationOf } from '../common/errors/unique-violation.js';
 
 export type UniqueUserField = 'username' | 'email';
 

@@ -1,14 +1,12 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { ModerationAuditModule } from '../moderation-audit/moderation-audit.module.js';
-import { UserEntity } from './user.entity.js';
 import { UsersRepository } from './users.repository.js';
 import { PasswordHasher } from './password-hasher.js';
 import { StaffService } from './staff.service.js';
 import { ContributorAgreementsRepository } from './contributor-agreements.repository.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity]), ModerationAuditModule],
+  imports: [ModerationAuditModule],
   providers: [UsersRepository, PasswordHasher, StaffService, ContributorAgreementsRepository],
   exports: [UsersRepository, PasswordHasher, StaffService, ContributorAgreementsRepository],
 })

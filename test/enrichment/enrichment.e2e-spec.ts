@@ -10,9 +10,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import pg from 'pg';
 import sharp from 'sharp';
-import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module.js';
 import { configureApp, NEST_APP_OPTIONS } from '../../src/app.setup.js';
+import { Database } from '../../src/database/database.js';
 import { Clock } from '../../src/common/clock.js';
 import { MediaStorage } from '../../src/common/media/media-storage.js';
 import { loadConfig } from '../../src/config/app-config.js';
@@ -36,7 +36,7 @@ interface EnrichmentApp {
   worker: EnrichmentWorker;
   queue: EnrichmentQueue;
   media: MediaStorage;
-  dataSource: DataSource;
+  database: Database;
   close(): Promise<void>;
 }
 
@@ -87,7 +87,7 @@ describe('AI enrichment', () => {
       worker: app.get(EnrichmentWorker),
       queue: app.get(EnrichmentQueue),
       media: app.get(MediaStorage),
-      dataSource: app.get(DataSource),
+      database: app.get(Database),
       close: async () => {
         if (closed) return;
         closed = true;
@@ -109,8 +109,8 @@ describe('AI enrichment', () => {
     const key = `libraries/te/enrichment-${sequence}.jpg`;
     await t.media.put(key, photo, 'image/jpeg');
     const address = `Lindenweg ${sequence}`;
-    const id = await t.dataSource.transaction(async (manager) => {
-      const rows = await manager.query<{ id: number }[]>(
+    const id = await t.database.transaction(async (tx) => {
+      const rows = await tx.query<{ id: number }[]>(
         `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, location, photo_key,
                                 thumbnail_key, status, submission_origin)
          VALUES ($1, $2, $3, $4, 'Freiburg im Breisgau', 'DE', '79098',
@@ -125,7 +125,7 @@ describe('AI enrichment', () => {
         ],
       );
       const libraryId = rows[0].id;
-      await t.queue.enqueue(manager, libraryId);
+      await t.queue.enqueue(tx, libraryId);
       return libraryId;
     });
     return { id, address };

@@ -158,30 +158,6 @@ describe('MapApiClient', () => {
     expect(fake.nodes.get(id)?.tags).toEqual(NODE_TAGS);
   });
 
-  it('uploads a same-area batch as one osmChange and maps placeholders to ids', async () => {
-    const client = apiClient();
-    const changeset = await client.createChangeset(CHANGESET_TAGS);
-
-    const ids = await client.uploadDiff(changeset, [
-      { placeholderId: -1, lat: LAT, lon: LNG, tags: BOOKCASE },
-      { placeholderId: -2, lat: LAT + 0.001, lon: LNG, tags: { ...BOOKCASE, lit: 'yes' } },
-    ]);
-
-    const [request] = fake.requestsTo('changeset.upload');
-    expect(`${request.method} ${request.path}`).toBe(`POST /api/0.6/changeset/${changeset}/upload`);
-    expect(request.body).toBe(
-      '<?xml version="1.0" encoding="UTF-8"?>\n<osmChange version="0.6"><create>' +
-        `<node id="-1" changeset="${changeset}" lat="52.5200000" lon="13.4050000">` +
-        '<tag k="amenity" v="public_bookcase"/></node>' +
-        `<node id="-2" changeset="${changeset}" lat="52.5210000" lon="13.4050000">` +
-        '<tag k="amenity" v="public_bookcase"/><tag k="lit" v="yes"/></node>' +
-        '</create></osmChange>',
-    );
-    expect([...ids.keys()]).toEqual([-1, -2]);
-    expect(fake.nodes.get(ids.get(-2)!)).toMatchObject({ lat: 52.521, tags: { lit: 'yes' } });
-    expect(fake.changesets.get(changeset)?.nodeIds).toEqual([ids.get(-1), ids.get(-2)]);
-  });
-
   it('downloads what a changeset created, and whether it is open', async () => {
     const client = apiClient();
     const changeset = await client.createChangeset(CHANGESET_TAGS);
@@ -261,20 +237,6 @@ describe('MapApiClient', () => {
       { type: 'node', id: node.id, lat: LAT, lon: LNG, tags: NODE_TAGS },
     ]);
     expect(contents.open).toBe(true);
-  });
-
-  it('reports a diff upload whose answer was lost as ambiguous', async () => {
-    const client = apiClient();
-    const changeset = await client.createChangeset(CHANGESET_TAGS);
-    fake.script('changeset.upload', { kind: 'write_then_drop' });
-
-    const error = await caught<MapApiError>(
-      client.uploadDiff(changeset, [{ placeholderId: -1, lat: LAT, lon: LNG, tags: BOOKCASE }]),
-    );
-
-    expect(error).toMatchObject({ code: 'ambiguous', operation: 'diff_upload' });
-    expect(fake.nodes.size).toBe(1);
-    expect(fake.requestsTo('changeset.upload')).toHaveLength(1);
   });
 
   it('reports a 2xx with an unreadable body to a write as ambiguous', async () => {
@@ -375,9 +337,6 @@ describe('MapApiClient', () => {
     await expect(client.createChangeset({ '': 'empty key' })).rejects.toThrow(RangeError);
     await expect(client.createNode(1, 95, 0, BOOKCASE)).rejects.toThrow(RangeError);
     await expect(client.createNode(0, 1, 0, BOOKCASE)).rejects.toThrow(RangeError);
-    await expect(
-      client.uploadDiff(1, [{ placeholderId: 1, lat: 0, lon: 0, tags: BOOKCASE }]),
-    ).rejects.toThrow(RangeError);
     expect(fake.requests).toHaveLength(0);
   });
 

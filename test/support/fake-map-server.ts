@@ -19,7 +19,6 @@ export type FakeMapEndpoint =
   | 'changeset.show'
   | 'changeset.close'
   | 'changeset.download'
-  | 'changeset.upload'
   | 'node.create'
   | 'query';
 
@@ -210,7 +209,6 @@ export class FakeMapServer {
     const writes: (FakeMapEndpoint | null)[] = [
       'changeset.create',
       'changeset.close',
-      'changeset.upload',
       'node.create',
     ];
     return this.requests.filter((request) => writes.includes(request.endpoint));
@@ -372,9 +370,6 @@ export class FakeMapServer {
     if (method === 'GET' && action === '/download') {
       return { endpoint: 'changeset.download', serve: () => this.downloadChangeset(id) };
     }
-    if (method === 'POST' && action === '/upload') {
-      return { endpoint: 'changeset.upload', serve: (body) => this.upload(id, body) };
-    }
     return null;
   }
 
@@ -437,45 +432,6 @@ export class FakeMapServer {
     if (refusal) return refusal;
     const node = this.addNode(parsed);
     return { status: 200, body: String(node.id), contentType: 'text/plain' };
-  }
-
-  private upload(changesetId: number, body: string): Answer {
-    const match = /^<osmChange(?:\s[^>]*)?>\s*<create>([\s\S]*)<\/create>\s*<\/osmChange>$/.exec(
-      withoutDeclaration(body),
-    );
-    if (!match) return badRequest('Only a single <create> block of nodes is supported');
-    const pattern = /\s*<node(\s[^>]*?)(?:\/>|>((?:\s*<tag\s[^>]*\/>)*)\s*<\/node>)/y;
-    const nodes: (Omit<FakeNode, 'id'> & { placeholder: number })[] = [];
-    let rest = match[1];
-    while (rest.trim()) {
-      pattern.lastIndex = 0;
-      const node = pattern.exec(rest);
-      if (!node) return badRequest('Cannot parse osmChange');
-      const parsed = readNode(node[1], node[2] ?? '');
-      if (typeof parsed === 'string') return badRequest(parsed);
-      const placeholder = Number(attributes(node[1]).get('id'));
-      if (!Number.isSafeInteger(placeholder) || placeholder >= 0) {
-        return badRequest('Placeholder ids must be negative');
-      }
-      if (nodes.some((other) => other.placeholder === placeholder)) {
-        return badRequest('Duplicate placeholder id');
-      }
-      if (parsed.changesetId !== changesetId) {
-        return conflict(
-          `Changeset mismatch: Provided ${parsed.changesetId} but only ${changesetId} is allowed`,
-        );
-      }
-      nodes.push({ ...parsed, placeholder });
-      rest = rest.slice(node[0].length);
-    }
-    if (!nodes.length) return badRequest('Empty upload');
-    const refusal = this.refuseWrite(changesetId, nodes.length);
-    if (refusal) return refusal;
-    const results = nodes.map((node) => {
-      const created = this.addNode(node);
-      return `<node old_id="${node.placeholder}" new_id="${created.id}" new_version="1"/>`;
-    });
-    return ok(`<diffResult version="0.6" generator="fake">${results.join('')}</diffResult>`);
   }
 
   private closeChangeset(id: number): Answer {

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DEVICE_ENVIRONMENTS, type DeviceEnvironment } from '../device-token.entity.js';
+import { DEVICE_ENVIRONMENTS, type DeviceEnvironment } from '../device-token.row.js';
 
 export class DeviceResponse {
   token: string;

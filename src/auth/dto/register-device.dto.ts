@@ -1,6 +1,6 @@
 import { IsIn, IsString, Length, Matches } from 'class-validator';
 import { Trim } from '../../common/validation/transforms.js';
-import { DEVICE_ENVIRONMENTS, type DeviceEnvironment } from '../device-token.entity.js';
+import { DEVICE_ENVIRONMENTS, type DeviceEnvironment } from '../device-token.row.js';
 
 export const DEVICE_TOKEN_PATTERN = /^[\x21-\x7e]+$/;
 

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { INestApplicationContext } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock.js';
+import { Database } from '../../database/database.js';
 import type { Wheelchair } from '../../libraries/library.entity.js';
 import { UsageError, type CliCommand } from '../cli-command.js';
-import { LibraryBulkWriter, type BulkLibrary } from './library-bulk-writer.js';
+import { LibraryBulkWriter, type BulkLibrary, type NearbyLibrary } from './library-bulk-writer.js';
 
 export type SkipReason =
   | 'invalid geometry'
@@ -181,49 +181,13 @@ function metresBetween(a: { lat: number; lng: number }, b: { lat: number; lng: n
   return 2 * 6_371_008.8 * Math.asin(Math.sqrt(h));
 }
 
-interface PlaceKey {
-  name: string;
-  address: string;
-  lat: number;
-  lng: number;
-}
-
 /** Same normalised name, within SAME_PLACE_METERS, and the same address where both have one. */
-export function samePlace(a: PlaceKey, b: PlaceKey): boolean {
+export function samePlace(a: NearbyLibrary, b: NearbyLibrary): boolean {
   if (matchText(a.name) !== matchText(b.name)) return false;
   const addressA = matchText(a.address);
   const addressB = matchText(b.address);
   if (addressA && addressB && addressA !== addressB) return false;
   return metresBetween(a, b) <= SAME_PLACE_METERS;
-}
-
-/**
- * The libraries within SAME_PLACE_METERS of each id-less candidate (one query per batch, read through the location
- * index), as `index → nearby libraries`.
- */
-async function nearbyLibraries(
-  manager: EntityManager,
-  candidates: ImportedFields[],
-): Promise<Map<number, PlaceKey[]>> {
-  const positions = candidates
-    .map((candidate, index) => ({ candidate, index }))
-    .filter(({ candidate }) => !candidate.externalId);
-  const nearby = new Map<number, PlaceKey[]>();
-  if (!positions.length) return nearby;
-  const rows = await manager.query<(PlaceKey & { idx: number })[]>(
-    `SELECT c.idx, l.name, l.address, ST_Y(l.location::geometry) AS lat, ST_X(l.location::geometry) AS lng
-       FROM unnest($1::int[], $2::float8[], $3::float8[]) AS c(idx, lng, lat)
-       JOIN libraries l
-         ON ST_DWithin(l.location, ST_SetSRID(ST_MakePoint(c.lng, c.lat), 4326)::geography, $4)`,
-    [
-      positions.map(({ index }) => index),
-      positions.map(({ candidate }) => candidate.lng),
-      positions.map(({ candidate }) => candidate.lat),
-      SAME_PLACE_METERS + 1,
-    ],
-  );
-  for (const row of rows) nearby.set(row.idx, [...(nearby.get(row.idx) ?? []), row]);
-  return nearby;
 }
 
 /**
@@ -249,7 +213,7 @@ export async function importGeojson(
     throw new Error(`${file} is not a GeoJSON FeatureCollection`);
   }
 
-  const dataSource = app.get(DataSource);
+  const database = app.get(Database);
   const createdAt = app.get(Clock).date();
   const writer = new LibraryBulkWriter();
   const skipped = new Map<SkipReason, number>();
@@ -269,18 +233,18 @@ export async function importGeojson(
         candidates.push(mapped.value);
       }
     }
-    imported += await dataSource.transaction(async (manager) => {
-      // One import at a time, so two runs of the same file cannot both miss each other's external ids.
-      await manager.query("SELECT pg_advisory_xact_lock(hashtext('bookcase:import-geojson'))");
-      const ids = candidates.map((c) => c.externalId).filter(Boolean);
-      const present = ids.length
-        ? await manager.query<{ external_id: string }[]>(
-            "SELECT DISTINCT external_id FROM libraries WHERE external_id <> '' AND external_id = ANY($1::text[])",
-            [ids],
-          )
-        : [];
-      const existing = new Set(present.map((row) => row.external_id));
-      const nearby = await nearbyLibraries(manager, candidates);
+    imported += await database.transaction(async (tx) => {
+      await writer.lockImports(tx);
+      const existing = await writer.presentExternalIds(
+        tx,
+        candidates.map((c) => c.externalId).filter(Boolean),
+      );
+      // Id-less candidates are matched by place against the libraries near them.
+      const nearby = await writer.librariesNear(
+        tx,
+        candidates.flatMap((c, index) => (c.externalId ? [] : [{ index, lat: c.lat, lng: c.lng }])),
+        SAME_PLACE_METERS + 1,
+      );
       const rows: BulkLibrary[] = [];
       for (const [index, candidate] of candidates.entries()) {
         if (candidate.externalId && existing.has(candidate.externalId))
@@ -301,7 +265,7 @@ export async function importGeojson(
             createdAt,
           });
       }
-      return rows.length ? writer.insert(manager, rows) : 0;
+      return rows.length ? writer.insert(tx, rows) : 0;
     });
   }
   return { imported, skipped };

@@ -1,8 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import sharp from 'sharp';
-import { DataSource } from 'typeorm';
 import { Clock } from '../../common/clock.js';
 import { MediaStorage } from '../../common/media/media-storage.js';
+import { Database } from '../../database/database.js';
 import type { LibraryStatus, Wheelchair } from '../../libraries/library.entity.js';
 import { UsageError, type CliCommand } from '../cli-command.js';
 import { LibraryBulkWriter, type BulkLibrary } from './library-bulk-writer.js';
@@ -158,7 +158,7 @@ export async function seedLibraries(
   app: INestApplicationContext,
   options: SeedOptions,
 ): Promise<number> {
-  const dataSource = app.get(DataSource);
+  const database = app.get(Database);
   const now = app.get(Clock).now();
   const random = seededRandom(options.randomSeed ?? 20_260_615);
   const nextCity = cityPicker(random);
@@ -170,9 +170,9 @@ export async function seedLibraries(
     const rows = Array.from({ length: size }, () =>
       makeLibrary(random, nextCity(), now, options.pendingShare, photos),
     );
-    written += await dataSource.transaction((manager) => writer.insert(manager, rows));
+    written += await database.transaction((tx) => writer.insert(tx, rows));
   }
-  await dataSource.query('ANALYZE libraries');
+  await database.query('ANALYZE libraries');
   return written;
 }
 

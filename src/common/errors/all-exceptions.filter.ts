@@ -7,11 +7,11 @@ import {
   type ExceptionFilter,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { QueryFailedError } from 'typeorm';
 import {
   DATABASE_RETRY_AFTER_SECONDS,
   isDatabaseUnavailable,
 } from '../../database/database-unavailable.js';
+import { sqlErrorOf } from '../../database/sql-error.js';
 import { INVALID_PHOTO_MESSAGE, InvalidPhotoError } from '../media/photo-processor.js';
 import { ApiError, type ErrorDetails } from './api-error.js';
 import {
@@ -138,8 +138,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
       if (status >= 500) this.logUnexpected(exception, request);
       return [status, { message: this.messageFor(exception, status), details: null }];
     }
-    if (exception instanceof QueryFailedError) {
-      const code = (exception.driverError as { code?: string } | undefined)?.code ?? '';
+    const failure = sqlErrorOf(exception);
+    if (failure) {
+      const { code } = failure;
       if (PG_CONFLICT.has(code))
         return [409, { message: 'The request conflicts with existing data.', details: null }];
       if (PG_REFERENCE.has(code))

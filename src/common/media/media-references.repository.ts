@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type QueryRunner } from 'typeorm';
+import { Database, type Sql } from '../../database/database.js';
 
 /** pg_advisory_lock key of the orphan sweep: one instance sweeps at a time. */
 export const SWEEP_LOCK_KEY = 0x6d656469; // "medi"
@@ -20,7 +19,7 @@ const REFERENCED_KEYS_SQL = `
 
 @Injectable()
 export class MediaReferencesRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   /**
    * Runs `work` holding the sweep's session advisory lock on one connection, which `work`'s lookups share (so the
@@ -28,31 +27,26 @@ export class MediaReferencesRepository {
    * when another instance holds the lock. `findReferenced` answers the subset of `keys` some row references (a
    * library, its staged edit, a community photo, a report).
    */
-  async withSweepLock<T>(
+  withSweepLock<T>(
     work: (findReferenced: (keys: string[]) => Promise<Set<string>>) => Promise<T>,
   ): Promise<T | null> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      const [{ locked }] = (await runner.query('SELECT pg_try_advisory_lock($1) AS locked', [
-        SWEEP_LOCK_KEY,
-      ])) as { locked: boolean }[];
+    return this.db.withConnection(async (sql) => {
+      const [{ locked }] = await sql.query<{ locked: boolean }[]>(
+        'SELECT pg_try_advisory_lock($1) AS locked',
+        [SWEEP_LOCK_KEY],
+      );
       if (!locked) return null;
       try {
-        return await work((keys) => findReferenced(runner, keys));
+        return await work((keys) => findReferenced(sql, keys));
       } finally {
-        await runner
-          .query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK_KEY])
-          .catch(() => undefined);
+        await sql.query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK_KEY]).catch(() => undefined);
       }
-    } finally {
-      await runner.release();
-    }
+    });
   }
 }
 
-async function findReferenced(runner: QueryRunner, keys: string[]): Promise<Set<string>> {
+async function findReferenced(sql: Sql, keys: string[]): Promise<Set<string>> {
   if (!keys.length) return new Set();
-  const rows = (await runner.query(REFERENCED_KEYS_SQL, [keys])) as { key: string }[];
+  const rows = await sql.query<{ key: string }[]>(REFERENCED_KEYS_SQL, [keys]);
   return new Set(rows.map((row) => row.key));
 }

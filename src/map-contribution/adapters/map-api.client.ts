@@ -82,7 +82,7 @@ function tagElements(tags: Tags): string[] {
   return Object.entries(tags).map(([k, v]) => xmlElement('tag', { k, v }));
 }
 
-function nodeElement(attrs: Record<string, string | number>, node: Omit<NewNode, 'placeholderId'>) {
+function nodeElement(attrs: Record<string, string | number>, node: NewNode) {
   return xmlElement(
     'node',
     { ...attrs, lat: formatCoordinate(node.lat), lon: formatCoordinate(node.lon) },
@@ -229,48 +229,6 @@ export class MapApiClient {
         ? (['POST', '/api/0.6/nodes'] as const)
         : (['PUT', '/api/0.6/node/create'] as const);
     return this.call('node_create', method, path, body, (text) => positiveInteger(text));
-  }
-
-  /**
-   * POST /api/0.6/changeset/{id}/upload: an osmChange creating these nodes (a reviewed same-area batch), applied
-   * atomically by the server. Maps each placeholder id to the created node's id. Never retried.
-   */
-  async uploadDiff(changesetId: number, nodes: NewNode[]): Promise<Map<number, number>> {
-    assertChangesetId(changesetId);
-    if (!nodes.length) throw new RangeError('a diff upload needs at least one node');
-    const placeholders = new Set<number>();
-    for (const node of nodes) {
-      if (!Number.isSafeInteger(node.placeholderId) || node.placeholderId >= 0) {
-        throw new RangeError('placeholder ids must be negative integers');
-      }
-      if (placeholders.has(node.placeholderId)) throw new RangeError('duplicate placeholder id');
-      placeholders.add(node.placeholderId);
-      assertPosition(node.lat, node.lon);
-      assertTags(node.tags);
-    }
-    const body = xmlDocument(
-      xmlElement('osmChange', { version: '0.6' }, [
-        xmlElement(
-          'create',
-          {},
-          nodes.map((node) =>
-            nodeElement({ id: node.placeholderId, changeset: changesetId }, node),
-          ),
-        ),
-      ]),
-    );
-    const path = `/api/0.6/changeset/${changesetId}/upload`;
-    return this.call('diff_upload', 'POST', path, body, (text) => {
-      const ids = new Map<number, number>();
-      for (const result of rootNamed(text, 'diffResult').children) {
-        if (result.name !== 'node') throw new UnusableAnswer();
-        const oldId = Number(result.attrs.old_id);
-        if (!placeholders.has(oldId) || ids.has(oldId)) throw new UnusableAnswer();
-        ids.set(oldId, positiveInteger(result.attrs.new_id));
-      }
-      if (ids.size !== placeholders.size) throw new UnusableAnswer();
-      return ids;
-    });
   }
 
   /** PUT /api/0.6/changeset/{id}/close. A closed changeset answers 409 (`rejected`). Never retried. */

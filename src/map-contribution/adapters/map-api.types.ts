@@ -29,7 +29,6 @@ export type MapApiOperation =
   | 'capabilities'
   | 'changeset_create'
   | 'node_create'
-  | 'diff_upload'
   | 'changeset_close'
   | 'changeset_show'
   | 'changeset_download';
@@ -37,7 +36,6 @@ export type MapApiOperation =
 export const WRITES: ReadonlySet<MapApiOperation> = new Set([
   'changeset_create',
   'node_create',
-  'diff_upload',
   'changeset_close',
 ]);
 
@@ -91,9 +89,8 @@ export interface MapApiCapabilities {
   status: { database: string | null; api: string | null; gpx: string | null };
 }
 
+/** A node to create: its position and tags. */
 export interface NewNode {
-  /** A negative number unique within the upload (osmChange placeholder id). */
-  placeholderId: number;
   lat: number;
   lon: number;
   tags: Tags;

@@ -1,6 +1,6 @@
 /**
  * The little XML the map API 0.6 speaks: a writer that escapes every attribute value, and a strict, DOM-free parser
- * for the small, flat documents it answers with (permissions, capabilities, changesets, osmChange, diffResult).
+ * for the small, flat documents it answers with (permissions, capabilities, changesets, osmChange).
  * No DTD, no entity expansion beyond the five predefined entities and character references.
  */
 

@@ -4,7 +4,7 @@ import { rootCertificates } from 'node:tls';
 import { importPKCS8, SignJWT, type CryptoKey } from 'jose';
 import { Clock } from '../../common/clock.js';
 import { AppConfig, type ApnsConfig } from '../../config/app-config.js';
-import type { DeviceEnvironment } from '../../auth/device-token.entity.js';
+import type { DeviceEnvironment } from '../../auth/device-token.row.js';
 
 export interface ApnsNotification {
   /** The JSON body: `aps` plus our own keys (never contact data). */
