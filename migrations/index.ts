@@ -14,6 +14,7 @@ import { Notifications1765300000000 } from './1765300000000-notifications.js';
 import { LibraryCounts1765400000000 } from './1765400000000-library-counts.js';
 import { FavouritesPageIndex1765400000001 } from './1765400000001-favourites-page-index.js';
 import { TextSearchCounts1765500000000 } from './1765500000000-text-search-counts.js';
+import { LibraryPlaceCounts1765550000000 } from './1765550000000-library-place-counts.js';
 import { FavouritesApproved1765800000000 } from './1765800000000-favourites-approved.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
@@ -34,5 +35,6 @@ export const MIGRATIONS = [
   LibraryCounts1765400000000,
   FavouritesPageIndex1765400000001,
   TextSearchCounts1765500000000,
+  LibraryPlaceCounts1765550000000,
   FavouritesApproved1765800000000,
 ];

@@ -111,6 +111,124 @@ CREATE FUNCTION public.bookcase_library_counts_sync() RETURNS trigger
       $$;
 
 --
+-- Name: bookcase_library_place_counts_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_library_place_counts_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          
+  INSERT INTO library_city_counts AS c (city, country, approved, with_photo)
+  SELECT d.key, d.country, sum(d.approved), sum(d.with_photo) FROM (SELECT r.city AS key, r.country, 1 AS approved, CASE WHEN r.photo_key IS NULL THEN 0 ELSE 1 END AS with_photo
+   FROM new_rows r WHERE r.status = 'approved') d
+  GROUP BY 1, 2 HAVING sum(d.approved) <> 0 OR sum(d.with_photo) <> 0 ORDER BY 1, 2
+  ON CONFLICT (city, country) DO UPDATE
+    SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+
+  INSERT INTO library_postal_code_counts AS c (postal_code, country, approved, with_photo)
+  SELECT d.key, d.country, sum(d.approved), sum(d.with_photo) FROM (SELECT r.postal_code AS key, r.country, 1 AS approved, CASE WHEN r.photo_key IS NULL THEN 0 ELSE 1 END AS with_photo
+   FROM new_rows r WHERE r.status = 'approved') d
+  GROUP BY 1, 2 HAVING sum(d.approved) <> 0 OR sum(d.with_photo) <> 0 ORDER BY 1, 2
+  ON CONFLICT (postal_code, country) DO UPDATE
+    SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+
+  INSERT INTO library_place_grams AS c (gram, country, approved, with_photo)
+  SELECT d.key, d.country, sum(d.approved), sum(d.with_photo) FROM (SELECT 'city' || ':' || g.gram AS key, r.country, 1 AS approved,
+          CASE WHEN r.photo_key IS NULL THEN 0 ELSE 1 END AS with_photo
+   FROM new_rows r CROSS JOIN LATERAL (
+     SELECT DISTINCT substr(lower(r.city), i, n) AS gram
+     FROM generate_series(1, 2) AS n, generate_series(1, char_length(lower(r.city)) - n + 1) AS i) g
+   WHERE r.status = 'approved' UNION ALL SELECT 'postal_code' || ':' || g.gram AS key, r.country, 1 AS approved,
+          CASE WHEN r.photo_key IS NULL THEN 0 ELSE 1 END AS with_photo
+   FROM new_rows r CROSS JOIN LATERAL (
+     SELECT DISTINCT substr(r.postal_code, i, n) AS gram
+     FROM generate_series(1, 2) AS n, generate_series(1, char_length(r.postal_code) - n + 1) AS i) g
+   WHERE r.status = 'approved') d
+  GROUP BY 1, 2 HAVING sum(d.approved) <> 0 OR sum(d.with_photo) <> 0 ORDER BY 1, 2
+  ON CONFLICT (gram, country) DO UPDATE
+    SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+        ELSIF TG_OP = 'DELETE' THEN
+          
+  INSERT INTO library_city_counts AS c (city, country, approved, with_photo)
+  SELECT d.key, d.country, sum(d.approved), sum(d.with_photo) FROM (SELECT r.city AS key, r.country, -1 AS approved, CASE WHEN r.photo_key IS NULL THEN 0 ELSE -1 END AS with_photo
+   FROM old_rows r WHERE r.status = 'approved') d
+  GROUP BY 1, 2 HAVING sum(d.approved) <> 0 OR sum(d.with_photo) <> 0 ORDER BY 1, 2
+  ON CONFLICT (city, country) DO UPDATE
+    SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+
+  INSERT INTO library_postal_code_counts AS c (postal_code, country, approved, with_photo)
+  SELECT d.key, d.country, sum(d.approved), sum(d.with_photo) FROM (SELECT r.postal_code AS key, r.country, -1 AS approved, CASE WHEN r.photo_key IS NULL THEN 0 ELSE -1 END AS with_photo
+   FROM old_rows r WHERE r.status = 'approved') d
+  GROUP BY 1, 2 HAVING sum(d.approved) <> 0 OR sum(d.with_photo) <> 0 ORDER BY 1, 2
+  ON CONFLICT (postal_code, country) DO UPDATE
+    SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+
+  INSERT INTO library_place_grams AS c (gram, country, approved, with_photo)
+  SELECT d.key, d.country, sum(d.approved), sum(d.with_photo) FROM (SELECT 'city' || ':' || g.gram AS key, r.country, -1 AS approved,
+          CASE WHEN r.photo_key IS NULL THEN 0 ELSE -1 END AS with_photo
+   FROM old_rows r CROSS JOIN LATERAL (
+     SELECT DISTINCT substr(lower(r.city), i, n) AS gram
+     FROM generate_series(1, 2) AS n, generate_series(1, char_length(lower(r.city)) - n + 1) AS i) g
+   WHERE r.status = 'approved' UNION ALL SELECT 'postal_code' || ':' || g.gram AS key, r.country, -1 AS approved,
+          CASE WHEN r.photo_key IS NULL THEN 0 ELSE -1 END AS with_photo
+   FROM old_rows r CROSS JOIN LATERAL (
+     SELECT DISTINCT substr(r.postal_code, i, n) AS gram
+     FROM generate_series(1, 2) AS n, generate_series(1, char_length(r.postal_code) - n + 1) AS i) g
+   WHERE r.status = 'approved') d
+  GROUP BY 1, 2 HAVING sum(d.approved) <> 0 OR sum(d.with_photo) <> 0 ORDER BY 1, 2
+  ON CONFLICT (gram, country) DO UPDATE
+    SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+        ELSE
+          
+  INSERT INTO library_city_counts AS c (city, country, approved, with_photo)
+  SELECT d.key, d.country, sum(d.approved), sum(d.with_photo) FROM (SELECT r.city AS key, r.country, -1 AS approved, CASE WHEN r.photo_key IS NULL THEN 0 ELSE -1 END AS with_photo
+   FROM old_rows r WHERE r.status = 'approved' UNION ALL SELECT r.city AS key, r.country, 1 AS approved, CASE WHEN r.photo_key IS NULL THEN 0 ELSE 1 END AS with_photo
+   FROM new_rows r WHERE r.status = 'approved') d
+  GROUP BY 1, 2 HAVING sum(d.approved) <> 0 OR sum(d.with_photo) <> 0 ORDER BY 1, 2
+  ON CONFLICT (city, country) DO UPDATE
+    SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+
+  INSERT INTO library_postal_code_counts AS c (postal_code, country, approved, with_photo)
+  SELECT d.key, d.country, sum(d.approved), sum(d.with_photo) FROM (SELECT r.postal_code AS key, r.country, -1 AS approved, CASE WHEN r.photo_key IS NULL THEN 0 ELSE -1 END AS with_photo
+   FROM old_rows r WHERE r.status = 'approved' UNION ALL SELECT r.postal_code AS key, r.country, 1 AS approved, CASE WHEN r.photo_key IS NULL THEN 0 ELSE 1 END AS with_photo
+   FROM new_rows r WHERE r.status = 'approved') d
+  GROUP BY 1, 2 HAVING sum(d.approved) <> 0 OR sum(d.with_photo) <> 0 ORDER BY 1, 2
+  ON CONFLICT (postal_code, country) DO UPDATE
+    SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+
+  INSERT INTO library_place_grams AS c (gram, country, approved, with_photo)
+  SELECT d.key, d.country, sum(d.approved), sum(d.with_photo) FROM (SELECT 'city' || ':' || g.gram AS key, r.country, -1 AS approved,
+          CASE WHEN r.photo_key IS NULL THEN 0 ELSE -1 END AS with_photo
+   FROM old_rows r CROSS JOIN LATERAL (
+     SELECT DISTINCT substr(lower(r.city), i, n) AS gram
+     FROM generate_series(1, 2) AS n, generate_series(1, char_length(lower(r.city)) - n + 1) AS i) g
+   WHERE r.status = 'approved' UNION ALL SELECT 'city' || ':' || g.gram AS key, r.country, 1 AS approved,
+          CASE WHEN r.photo_key IS NULL THEN 0 ELSE 1 END AS with_photo
+   FROM new_rows r CROSS JOIN LATERAL (
+     SELECT DISTINCT substr(lower(r.city), i, n) AS gram
+     FROM generate_series(1, 2) AS n, generate_series(1, char_length(lower(r.city)) - n + 1) AS i) g
+   WHERE r.status = 'approved' UNION ALL SELECT 'postal_code' || ':' || g.gram AS key, r.country, -1 AS approved,
+          CASE WHEN r.photo_key IS NULL THEN 0 ELSE -1 END AS with_photo
+   FROM old_rows r CROSS JOIN LATERAL (
+     SELECT DISTINCT substr(r.postal_code, i, n) AS gram
+     FROM generate_series(1, 2) AS n, generate_series(1, char_length(r.postal_code) - n + 1) AS i) g
+   WHERE r.status = 'approved' UNION ALL SELECT 'postal_code' || ':' || g.gram AS key, r.country, 1 AS approved,
+          CASE WHEN r.photo_key IS NULL THEN 0 ELSE 1 END AS with_photo
+   FROM new_rows r CROSS JOIN LATERAL (
+     SELECT DISTINCT substr(r.postal_code, i, n) AS gram
+     FROM generate_series(1, 2) AS n, generate_series(1, char_length(r.postal_code) - n + 1) AS i) g
+   WHERE r.status = 'approved') d
+  GROUP BY 1, 2 HAVING sum(d.approved) <> 0 OR sum(d.with_photo) <> 0 ORDER BY 1, 2
+  ON CONFLICT (gram, country) DO UPDATE
+    SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+        END IF;
+        RETURN NULL;
+      END
+      $$;
+
+--
 -- Name: bookcase_library_status_favourites(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -666,6 +784,17 @@ CREATE SEQUENCE public.libraries_id_seq
 ALTER SEQUENCE public.libraries_id_seq OWNED BY public.libraries.id;
 
 --
+-- Name: library_city_counts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_city_counts (
+    city character varying(100) NOT NULL,
+    country character(2) NOT NULL,
+    approved integer NOT NULL,
+    with_photo integer NOT NULL
+);
+
+--
 -- Name: library_country_counts; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -741,6 +870,28 @@ CREATE SEQUENCE public.library_photos_id_seq
 --
 
 ALTER SEQUENCE public.library_photos_id_seq OWNED BY public.library_photos.id;
+
+--
+-- Name: library_place_grams; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_place_grams (
+    gram character varying(40) NOT NULL,
+    country character(2) NOT NULL,
+    approved integer NOT NULL,
+    with_photo integer NOT NULL
+);
+
+--
+-- Name: library_postal_code_counts; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_postal_code_counts (
+    postal_code character varying(20) NOT NULL,
+    country character(2) NOT NULL,
+    approved integer NOT NULL,
+    with_photo integer NOT NULL
+);
 
 --
 -- Name: library_search_prefixes; Type: TABLE; Schema: public; Owner: -
@@ -1311,6 +1462,13 @@ ALTER TABLE ONLY public.libraries
     ADD CONSTRAINT libraries_slug_key UNIQUE (slug);
 
 --
+-- Name: library_city_counts library_city_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_city_counts
+    ADD CONSTRAINT library_city_counts_pkey PRIMARY KEY (city, country);
+
+--
 -- Name: library_country_counts library_country_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1337,6 +1495,20 @@ ALTER TABLE ONLY public.library_map_cells
 
 ALTER TABLE ONLY public.library_photos
     ADD CONSTRAINT library_photos_pkey PRIMARY KEY (id);
+
+--
+-- Name: library_place_grams library_place_grams_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_place_grams
+    ADD CONSTRAINT library_place_grams_pkey PRIMARY KEY (gram, country);
+
+--
+-- Name: library_postal_code_counts library_postal_code_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_postal_code_counts
+    ADD CONSTRAINT library_postal_code_counts_pkey PRIMARY KEY (postal_code, country);
 
 --
 -- Name: library_search_prefixes library_search_prefixes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1518,6 +1690,24 @@ CREATE INDEX favourites_user_approved_idx ON public.favourites USING btree (user
 CREATE INDEX idempotency_keys_created_at_idx ON public.idempotency_keys USING btree (created_at);
 
 --
+-- Name: libraries_approved_city_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_city_created_idx ON public.libraries USING btree (city, country, created_at DESC, id DESC) INCLUDE (postal_code) WHERE ((status)::text = 'approved'::text);
+
+--
+-- Name: libraries_approved_country_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_country_created_idx ON public.libraries USING btree (country, created_at DESC, id DESC) WHERE ((status)::text = 'approved'::text);
+
+--
+-- Name: libraries_approved_created_places_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_created_places_idx ON public.libraries USING btree (created_at DESC, id DESC) INCLUDE (country, city, postal_code) WHERE ((status)::text = 'approved'::text);
+
+--
 -- Name: libraries_approved_created_search_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1540,6 +1730,12 @@ CREATE INDEX libraries_approved_name_vector_idx ON public.libraries USING gin (t
 --
 
 CREATE INDEX libraries_approved_point_idx ON public.libraries USING gist (point(public.st_x((location)::public.geometry), public.st_y((location)::public.geometry))) INCLUDE (location) WHERE ((status)::text = 'approved'::text);
+
+--
+-- Name: libraries_approved_postal_code_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_postal_code_created_idx ON public.libraries USING btree (postal_code, country, created_at DESC, id DESC) INCLUDE (city) WHERE ((status)::text = 'approved'::text);
 
 --
 -- Name: libraries_city_trgm_idx; Type: INDEX; Schema: public; Owner: -
@@ -1632,6 +1828,12 @@ CREATE INDEX libraries_submission_origin_idx ON public.libraries USING btree (su
 CREATE INDEX libraries_thumbnail_key_idx ON public.libraries USING btree (thumbnail_key) WHERE (thumbnail_key IS NOT NULL);
 
 --
+-- Name: library_city_counts_trgm_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_city_counts_trgm_idx ON public.library_city_counts USING gin (lower((city)::text) public.gin_trgm_ops);
+
+--
 -- Name: library_counts_day_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1672,6 +1874,12 @@ CREATE INDEX library_photos_status_created_idx ON public.library_photos USING bt
 --
 
 CREATE INDEX library_photos_thumbnail_key_idx ON public.library_photos USING btree (thumbnail_key);
+
+--
+-- Name: library_postal_code_counts_trgm_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_postal_code_counts_trgm_idx ON public.library_postal_code_counts USING gin (postal_code public.gin_trgm_ops);
 
 --
 -- Name: map_contribution_events_actor_idx; Type: INDEX; Schema: public; Owner: -
@@ -1876,6 +2084,24 @@ CREATE TRIGGER libraries_map_cells_insert AFTER INSERT ON public.libraries REFER
 --
 
 CREATE TRIGGER libraries_map_cells_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_map_cells_sync();
+
+--
+-- Name: libraries libraries_place_counts_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_place_counts_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_place_counts_sync();
+
+--
+-- Name: libraries libraries_place_counts_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_place_counts_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_place_counts_sync();
+
+--
+-- Name: libraries libraries_place_counts_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_place_counts_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_place_counts_sync();
 
 --
 -- Name: libraries libraries_search_prefixes_delete; Type: TRIGGER; Schema: public; Owner: -

@@ -882,7 +882,13 @@ async function measureFloor(base, spec, connections, url, databaseName, temp) {
       file,
       databaseName,
     ],
-    { ...process.env, PGPASSWORD: decodeURIComponent(target.password ?? '') },
+    // The app's session settings (data-source-options.ts): with JIT, pgbench compiled for up to seconds per
+    // statement that the app runs in milliseconds (a proximity count with the grid's cell arrays inlined).
+    {
+      ...process.env,
+      PGPASSWORD: decodeURIComponent(target.password ?? ''),
+      PGOPTIONS: '-c jit=off',
+    },
   );
   const pgCpu = await pgSampler.stop();
   const tps = Number(/tps = ([\d.]+)/.exec(output)?.[1] ?? NaN);

@@ -21,8 +21,8 @@ import {
  * From this many matching rows on, a list's count (and, for `q`/`search`, its ranked page) is memoised for
  * LIST_CACHE_TTL_MS. Counting costs about 0.5–1 µs and ranking about 3 µs per matching row, so below this both stay
  * exact on every request at a few milliseconds at most. Proximity results are never memoised: their keys hold
- * coordinates, which hardly ever repeat. Counts read from `library_country_counts` (the default list, a country, has_photo) are never
- * memoised either: they are exact and read one row per country whatever the size of the table.
+ * coordinates, which hardly ever repeat. Counts read from aggregate tables (the default list, a country, has_photo, one
+ * city or postal code filter: countsFromAggregate) are never memoised either: they are exact and read one row per country whatever the size of the table.
  */
 export const LARGE_RESULT_ROWS = 1000;
 export const LIST_CACHE_TTL_MS = 30_000;

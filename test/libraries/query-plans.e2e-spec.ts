@@ -103,8 +103,9 @@ describe('query plans of the library list', () => {
     expect(nodeTypes(plan)).not.toContain('Seq Scan');
   });
 
-  it('proximity with a radius: the page walks libraries_location_idx, the count reads libraries_approved_point_idx alone', async () => {
-    const near = { lat: 50, lng: 10, radiusMeters: 20_000 };
+  it('proximity with a small radius: the page walks libraries_location_idx, the count reads libraries_approved_point_idx alone', async () => {
+    // 300 m: too few of the grid's finest cells across for circleCells, so the count tests every library.
+    const near = { lat: 50, lng: 10, radiusMeters: 300 };
     const pagePlan = await page({ near });
     expect(indexesOf(pagePlan)).toContain('libraries_location_idx');
     expect(nodeTypes(pagePlan)).not.toContain('Seq Scan');
@@ -116,6 +117,25 @@ describe('query plans of the library list', () => {
     expect(indexesOf(both).sort()).toEqual([
       'libraries_approved_point_idx',
       'libraries_location_idx',
+    ]);
+    expect(nodeTypes(both)).not.toContain('Seq Scan');
+  });
+
+  it('proximity with a larger radius: the count reads the map grid by rows and the edge libraries index-only', async () => {
+    const near = { lat: 50, lng: 10, radiusMeters: 20_000 };
+    // The grid by one of its two indexes on (level, cy, cx) or (level, cx, cy): either reads one range per run.
+    const grid = expect.stringMatching(/^library_map_cells_(row_idx|pkey)$/);
+    // The plan holds both counts (GRID_COUNT_FROM chooses at run time) and the coarse cells' bound.
+    const distinct = (plan: PlanNode) => [...new Set(indexesOf(plan))].sort();
+    const countPlan = await count({ near });
+    expect(distinct(countPlan)).toEqual(['libraries_approved_point_idx', grid]);
+    expect(nodeTypes(countPlan)).toContain('Index Only Scan');
+    expect(nodeTypes(countPlan)).not.toContain('Seq Scan');
+    const both = await explain(countAndPageQuery({ near }, null, 20, 0));
+    expect(distinct(both)).toEqual([
+      'libraries_approved_point_idx',
+      'libraries_location_idx',
+      grid,
     ]);
     expect(nodeTypes(both)).not.toContain('Seq Scan');
   });

@@ -1,0 +1,176 @@
+/**
+ * The cells of the map's grid (library_map_cells, issue 17: level L has 2^(L+2) Web Mercator cells across the world)
+ * that a proximity circle covers, for an exact count linear in the circle's edge rather than its area: the libraries
+ * of the cells that lie entirely inside the circle are summed from the grid's counts, and only the libraries of the
+ * finest cells crossing the edge are tested one by one. Pure arithmetic; the SQL is in list-query.ts.
+ *
+ * The cell arithmetic is the migrations' (1764600000000: bookcase_map_x, bookcase_map_y, bookcase_map_cell). A cell
+ * is split into its four children exactly, so every library belongs to exactly one counted cell or edge cell: its
+ * cell at a coarser level is its finest cell's ancestor (floor(x · 2^k) for powers of two is exact in doubles).
+ */
+import { nearBox } from './near-box.js';
+
+/** The finest level of the grid. */
+export const FINEST_LEVEL = 16;
+/** Mean Earth radius (m) of the spherical distance below. */
+const EARTH_RADIUS_M = 6_371_008.8;
+/**
+ * Bounds of the WGS 84 geodesic distance (what ST_DWithin on geography measures) against the spherical distance with
+ * the mean radius: a sphere path of length s maps (same latitude and longitude) to one of length between
+ * M_min/R · s and max(M, N)/R · s on the spheroid (radii of curvature 6,335,439 … 6,399,594 m), so the geodesic is
+ * at most 1.00449 · s, and at least 0.99442 · s. Rounded outwards, plus a metre against rounding.
+ */
+const LONGEST = 1.005;
+const SHORTEST = 0.994;
+const SLACK_M = 1;
+/** The edge is tested at the level whose cells are at least this many across the circle's diameter. */
+const EDGE_CELLS_ACROSS = 32;
+/** Circles less than this many finest cells across are counted one library at a time (no cell is inside). */
+const MIN_FINEST_CELLS_ACROSS = 12;
+/** Mercator's latitude limit: cells of the outermost rows reach beyond it (the grid clamps there). */
+const MERCATOR_LAT = 85.0511287798066;
+
+const RADIANS = Math.PI / 180;
+
+/** A run of cells of one row of one level: cx from x0 to x1 inclusive. */
+export interface CellRun {
+  level: number;
+  cy: number;
+  x0: number;
+  x1: number;
+}
+
+/** Edge runs of the finest level tested, with the box (degrees) holding them, widened by a hair. */
+export interface EdgeRun extends CellRun {
+  west: number;
+  east: number;
+  south: number;
+  north: number;
+}
+
+export interface CircleCells {
+  /** Runs of cells entirely inside the circle, at any level. */
+  inside: CellRun[];
+  /** Runs of cells of `edgeLevel` crossing the circle's edge, in which each library is tested. */
+  edge: EdgeRun[];
+  edgeLevel: number;
+  /** Runs of the few coarse cells that cover the whole circle: their sum bounds the number of matches. */
+  cover: CellRun[];
+}
+
+const across = (level: number) => 2 ** (level + 2);
+const cellWest = (cx: number, level: number) => (cx / across(level)) * 360 - 180;
+const cellNorth = (cy: number, level: number) =>
+  Math.atan(Math.sinh(Math.PI * (1 - (2 * cy) / across(level)))) / RADIANS;
+const gridX = (lng: number) => (lng + 180) / 360;
+const gridY = (lat: number) =>
+  0.5 - Math.log(Math.tan(Math.PI / 4 + (lat * RADIANS) / 2)) / (2 * Math.PI);
+const cellOf = (v: number, level: number) =>
+  Math.min(Math.max(Math.floor(v * across(level)), 0), across(level) - 1);
+
+/** Great-circle distance (m) on the sphere of the mean radius. */
+function sphereDistance(lat1: number, lng1: number, lat2: number, lng2: number): number {
+  const dLat = (lat2 - lat1) * RADIANS;
+  const dLng = (lng2 - lng1) * RADIANS;
+  const h =
+    Math.sin(dLat / 2) ** 2 +
+    Math.cos(lat1 * RADIANS) * Math.cos(lat2 * RADIANS) * Math.sin(dLng / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+type Place = 'inside' | 'outside' | 'edge';
+
+/**
+ * Where a cell lies against the circle. Of a small latitude/longitude rectangle, the point farthest from any given
+ * point is a corner (the distance grows with the longitude difference along a parallel, and along a meridian has no
+ * maximum within a few degrees), so a cell is inside when its farthest corner is, with the spheroid's bound. It is
+ * outside when even its nearest corner, less the cell's diagonal (no point of the cell is farther than that from
+ * any corner), is beyond the radius. Anything else is edge: tested library by library, so never wrong. Five
+ * spherical distances per cell, no allocation: this runs for a few thousand cells per request.
+ */
+function place(
+  lat: number,
+  lng: number,
+  radius: number,
+  level: number,
+  cx: number,
+  cy: number,
+): Place {
+  const west = cellWest(cx, level);
+  const east = cellWest(cx + 1, level);
+  const north = cellNorth(cy, level);
+  const south = cellNorth(cy + 1, level);
+  const a = sphereDistance(lat, lng, north, west);
+  const b = sphereDistance(lat, lng, north, east);
+  const c = sphereDistance(lat, lng, south, west);
+  const d = sphereDistance(lat, lng, south, east);
+  if (Math.max(a, b, c, d) * LONGEST + SLACK_M <= radius) return 'inside';
+  const diagonal = sphereDistance(north, west, south, east);
+  if ((Math.min(a, b, c, d) - diagonal) * SHORTEST > radius + SLACK_M) return 'outside';
+  return 'edge';
+}
+
+/** Consecutive cells of one row and level as runs. */
+function runs(cells: { level: number; cx: number; cy: number }[]): CellRun[] {
+  const sorted = [...cells].sort((a, b) => a.level - b.level || a.cy - b.cy || a.cx - b.cx);
+  const out: CellRun[] = [];
+  for (const { level, cx, cy } of sorted) {
+    const last = out.at(-1);
+    if (last && last.level === level && last.cy === cy && last.x1 === cx - 1) last.x1 = cx;
+    else out.push({ level, cy, x0: cx, x1: cx });
+  }
+  return out;
+}
+
+/**
+ * The cells of the circle (geodesic, `radiusMeters` around lat/lng), or null when counting them does not pay (a
+ * circle a few finest cells across) or the grid cannot serve it (the circle reaches a pole, Mercator's limit or the
+ * antimeridian).
+ */
+export function circleCells(lat: number, lng: number, radiusMeters: number): CircleCells | null {
+  const box = nearBox(lat, lng, radiusMeters);
+  if (!box || box.maxLat >= MERCATOR_LAT - 1 || box.minLat <= -MERCATOR_LAT + 1) return null;
+  const diameterX = gridX(box.maxLng) - gridX(box.minLng);
+  const diameterY = gridY(box.minLat) - gridY(box.maxLat);
+  const diameter = Math.max(diameterX, diameterY);
+  if (diameter * across(FINEST_LEVEL) < MIN_FINEST_CELLS_ACROSS) return null;
+  // The coarsest level whose cells are at least EDGE_CELLS_ACROSS across the diameter, and the start: about four.
+  let edgeLevel = FINEST_LEVEL;
+  while (edgeLevel > 0 && diameter * across(edgeLevel - 1) >= EDGE_CELLS_ACROSS) edgeLevel -= 1;
+  let start = edgeLevel;
+  while (start > 0 && diameter * across(start - 1) >= 2) start -= 1;
+
+  const inside: { level: number; cx: number; cy: number }[] = [];
+  const edge: { level: number; cx: number; cy: number }[] = [];
+  let pending: { cx: number; cy: number }[] = [];
+  for (let cy = cellOf(gridY(box.maxLat), start); cy <= cellOf(gridY(box.minLat), start); cy++)
+    for (let cx = cellOf(gridX(box.minLng), start); cx <= cellOf(gridX(box.maxLng), start); cx++)
+      pending.push({ cx, cy });
+  const cover = runs(pending.map(({ cx, cy }) => ({ level: start, cx, cy })));
+  for (let level = start; level <= edgeLevel; level++) {
+    const next: { cx: number; cy: number }[] = [];
+    for (const { cx, cy } of pending) {
+      const where = place(lat, lng, radiusMeters, level, cx, cy);
+      if (where === 'inside') inside.push({ level, cx, cy });
+      else if (where === 'edge' && level === edgeLevel) edge.push({ level, cx, cy });
+      else if (where === 'edge')
+        for (const [dx, dy] of [
+          [0, 0],
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ])
+          next.push({ cx: cx * 2 + dx, cy: cy * 2 + dy });
+    }
+    pending = next;
+  }
+  // A hair wider than the cells (the exact cell test follows in SQL), as bookcase_map_cells_recount does.
+  const edgeRuns = runs(edge).map((run) => ({
+    ...run,
+    west: cellWest(run.x0, edgeLevel) - 1e-9,
+    east: cellWest(run.x1 + 1, edgeLevel) + 1e-9,
+    north: cellNorth(run.cy, edgeLevel) + 1e-9,
+    south: cellNorth(run.cy + 1, edgeLevel) - 1e-9,
+  }));
+  return { inside: runs(inside), edge: edgeRuns, edgeLevel, cover };
+}

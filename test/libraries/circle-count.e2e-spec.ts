@@ -1,0 +1,115 @@
+/**
+ * A radius list's count from the map's grid (circleCells: the cells inside the circle summed from library_map_cells,
+ * the libraries of the edge cells tested one by one) equals the plain count of the libraries within the radius, with
+ * `country` and `has_photo`, before and after writes that move libraries between cells (moves, rejections,
+ * deletions, photo changes, community photos).
+ */
+import request from 'supertest';
+import { circleCountQuery, type LibrarySearch } from '../../src/libraries/list-query.js';
+import type { TestApp } from '../support/app.js';
+import { withClient, type TestDatabase } from '../support/database.js';
+import { useTestSuite } from '../support/suite.js';
+
+const CENTRE = { lat: 52.52, lng: 13.405 };
+
+/** Circles around and beside the cluster, with the list filters that the grid's facets answer. */
+const CIRCLES: {
+  lat: number;
+  lng: number;
+  radiusKm: number;
+  country?: string;
+  hasPhoto?: boolean;
+}[] = [
+  { ...CENTRE, radiusKm: 1 },
+  { ...CENTRE, radiusKm: 2 },
+  { ...CENTRE, radiusKm: 5 },
+  { lat: 52.53, lng: 13.37, radiusKm: 3 },
+  { lat: 52.49, lng: 13.44, radiusKm: 4, country: 'DE' },
+  { lat: 52.51, lng: 13.41, radiusKm: 2.5, hasPhoto: true },
+  { lat: 52.55, lng: 13.39, radiusKm: 6, hasPhoto: false, country: 'PL' },
+  { lat: 52.545, lng: 13.45, radiusKm: 1.5 },
+];
+
+describe('circle count from the map grid', () => {
+  let db: TestDatabase;
+  let t: TestApp;
+
+  useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
+
+  const sql = (text: string, params: unknown[] = []) =>
+    withClient(db.url, async (client) => (await client.query(text, params)).rows);
+
+  beforeAll(async () => {
+    // 3,000 libraries spread over ~6 km around the centre (deterministic), some pending, two countries, half with
+    // a photo.
+    await sql(
+      `INSERT INTO libraries (slug, name, address, city, country, location, status, photo_key, thumbnail_key)
+       SELECT 'circle-' || i, 'Shelf ' || i, 'Street 1', 'Berlin', CASE WHEN i % 7 = 0 THEN 'PL' ELSE 'DE' END,
+              ST_Project(ST_SetSRID(ST_MakePoint($1, $2), 4326)::geography,
+                         6000 * sqrt(mod(i * 0.6180339887, 1)), radians(mod(i * 137.508, 360))),
+              CASE WHEN i % 11 = 0 THEN 'pending' ELSE 'approved' END,
+              CASE WHEN i % 2 = 0 THEN 'p' || i || '.jpg' END, CASE WHEN i % 2 = 0 THEN 't' || i || '.jpg' END
+       FROM generate_series(1, 3000) AS i`,
+      [CENTRE.lng, CENTRE.lat],
+    );
+  });
+
+  async function expectExact(): Promise<void> {
+    const withPhoto = `(l.photo_key IS NOT NULL OR EXISTS (SELECT 1 FROM library_photos p
+                        WHERE p.library_id = l.id AND p.status = 'approved'))`;
+    for (const circle of CIRCLES) {
+      const search: LibrarySearch = {
+        near: { lat: circle.lat, lng: circle.lng, radiusMeters: circle.radiusKm * 1000 },
+        country: circle.country,
+        hasPhoto: circle.hasPhoto,
+      };
+      // The grid answers these circles when forced (GRID_COUNT_FROM 0); the API's choice is checked below.
+      const grid = circleCountQuery(search, 0);
+      expect(grid).not.toBeNull();
+      const [{ n }] = (await sql(
+        `SELECT count(*)::int AS n FROM libraries l WHERE l.status = 'approved'
+           AND ST_DWithin(l.location, ST_SetSRID(ST_MakePoint($1, $2), 4326)::geography, $3)
+           ${circle.country ? `AND l.country = '${circle.country}'` : ''}
+           ${circle.hasPhoto === undefined ? '' : `AND ${circle.hasPhoto ? '' : 'NOT'} ${withPhoto}`}`,
+        [circle.lng, circle.lat, circle.radiusKm * 1000],
+      )) as { n: number }[];
+      const filters = [
+        circle.country ? `&country=${circle.country}` : '',
+        circle.hasPhoto === undefined ? '' : `&has_photo=${circle.hasPhoto}`,
+      ].join('');
+      const res = await request(t.http)
+        .get(
+          `/api/v1/libraries/?lat=${circle.lat}&lng=${circle.lng}&radius_km=${circle.radiusKm}${filters}`,
+        )
+        .expect(200);
+      expect({ circle, total: res.body.pagination.total }).toEqual({ circle, total: n });
+      const [{ n: fromGrid }] = (await sql(grid!.text, grid!.params)) as { n: number }[];
+      expect({ circle, fromGrid }).toEqual({ circle, fromGrid: n });
+      expect(n).toBeGreaterThan(0);
+    }
+  }
+
+  it('counts exactly what the radius holds', async () => {
+    await expectExact();
+  });
+
+  it('stays exact after moves, approvals, rejections, photo changes and deletions', async () => {
+    await sql(
+      `UPDATE libraries SET location = ST_Project(location, 700, radians(45)) WHERE slug LIKE 'circle-1%'`,
+    );
+    await sql(
+      `UPDATE libraries SET status = 'approved' WHERE slug LIKE 'circle-2%' AND status = 'pending'`,
+    );
+    await sql(`UPDATE libraries SET status = 'rejected' WHERE slug LIKE 'circle-3%'`);
+    await sql(
+      `UPDATE libraries SET photo_key = NULL, thumbnail_key = NULL WHERE slug LIKE 'circle-4%'`,
+    );
+    await sql(`DELETE FROM libraries WHERE slug LIKE 'circle-5%'`);
+    await sql(
+      `INSERT INTO library_photos (library_id, photo_key, thumbnail_key, status)
+       SELECT id, 'cp.jpg', 'cp_t.jpg', 'approved' FROM libraries
+       WHERE slug LIKE 'circle-6%' AND photo_key IS NULL AND status = 'approved'`,
+    );
+    await expectExact();
+  });
+});
