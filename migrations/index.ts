@@ -13,6 +13,7 @@ import { MapCellFacets1765100000000 } from './1765100000000-map-cell-facets.js';
 import { Notifications1765300000000 } from './1765300000000-notifications.js';
 import { LibraryCounts1765400000000 } from './1765400000000-library-counts.js';
 import { FavouritesPageIndex1765400000001 } from './1765400000001-favourites-page-index.js';
+import { MapCellsCovering1765700000000 } from './1765700000000-map-cells-covering.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   Notifications1765300000000,
   LibraryCounts1765400000000,
   FavouritesPageIndex1765400000001,
+  MapCellsCovering1765700000000,
 ];
