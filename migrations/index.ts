@@ -14,6 +14,7 @@ import { Notifications1765300000000 } from './1765300000000-notifications.js';
 import { LibraryCounts1765400000000 } from './1765400000000-library-counts.js';
 import { FavouritesPageIndex1765400000001 } from './1765400000001-favourites-page-index.js';
 import { MapCellsCovering1765700000000 } from './1765700000000-map-cells-covering.js';
+import { FavouritesApproved1765800000000 } from './1765800000000-favourites-approved.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   LibraryCounts1765400000000,
   FavouritesPageIndex1765400000001,
   MapCellsCovering1765700000000,
+  FavouritesApproved1765800000000,
 ];

@@ -50,6 +50,21 @@ CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
 COMMENT ON EXTENSION unaccent IS 'text search dictionary that removes accents';
 
 --
+-- Name: bookcase_favourite_library_approved(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_favourite_library_approved() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      BEGIN
+        -- FOR SHARE waits for a concurrent status change of the library and reads its outcome; a status change
+        -- that starts after this waits for the favourite's commit and then updates it.
+        NEW.library_approved := coalesce(
+          (SELECT l.status = 'approved' FROM libraries l WHERE l.id = NEW.library_id FOR SHARE), false);
+        RETURN NEW;
+      END $$;
+
+--
 -- Name: bookcase_library_counts_sync(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -94,6 +109,19 @@ CREATE FUNCTION public.bookcase_library_counts_sync() RETURNS trigger
         RETURN NULL;
       END
       $$;
+
+--
+-- Name: bookcase_library_status_favourites(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_library_status_favourites() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      BEGIN
+        UPDATE favourites SET library_approved = (NEW.status = 'approved')
+        WHERE library_id = NEW.id AND library_approved IS DISTINCT FROM (NEW.status = 'approved');
+        RETURN NULL;
+      END $$;
 
 --
 -- Name: bookcase_map_cell(double precision, integer); Type: FUNCTION; Schema: public; Owner: -
@@ -486,7 +514,8 @@ ALTER SEQUENCE public.export_versions_id_seq OWNED BY public.export_versions.id;
 CREATE TABLE public.favourites (
     user_id integer NOT NULL,
     library_id integer NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    library_approved boolean DEFAULT false NOT NULL
 );
 
 --
@@ -1393,10 +1422,10 @@ CREATE INDEX export_versions_status_generated_idx ON public.export_versions USIN
 CREATE INDEX favourites_library_idx ON public.favourites USING btree (library_id);
 
 --
--- Name: favourites_user_created_idx; Type: INDEX; Schema: public; Owner: -
+-- Name: favourites_user_approved_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX favourites_user_created_idx ON public.favourites USING btree (user_id, created_at DESC, library_id DESC);
+CREATE INDEX favourites_user_approved_idx ON public.favourites USING btree (user_id, created_at DESC, library_id DESC) WHERE library_approved;
 
 --
 -- Name: idempotency_keys_created_at_idx; Type: INDEX; Schema: public; Owner: -
@@ -1711,6 +1740,12 @@ CREATE UNIQUE INDEX users_email_lower_key ON public.users USING btree (lower((em
 CREATE UNIQUE INDEX users_username_lower_key ON public.users USING btree (lower((username)::text));
 
 --
+-- Name: favourites favourites_library_approved; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER favourites_library_approved BEFORE INSERT OR UPDATE OF library_id ON public.favourites FOR EACH ROW EXECUTE FUNCTION public.bookcase_favourite_library_approved();
+
+--
 -- Name: libraries libraries_counts_delete; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -1745,6 +1780,12 @@ CREATE TRIGGER libraries_map_cells_insert AFTER INSERT ON public.libraries REFER
 --
 
 CREATE TRIGGER libraries_map_cells_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_map_cells_sync();
+
+--
+-- Name: libraries libraries_status_favourites; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_status_favourites AFTER UPDATE OF status ON public.libraries FOR EACH ROW WHEN ((((old.status)::text = 'approved'::text) IS DISTINCT FROM ((new.status)::text = 'approved'::text))) EXECUTE FUNCTION public.bookcase_library_status_favourites();
 
 --
 -- Name: library_photos library_photos_map_cells_delete; Type: TRIGGER; Schema: public; Owner: -

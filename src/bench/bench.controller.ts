@@ -14,7 +14,7 @@ import {
 export const CAPTURE_LIMIT = 1000;
 
 /** 20 fixed items (about 6.7 KB of JSON), built once: the response never touches the database. */
-const CEILING_ITEMS: readonly CeilingItemResponse[] = Array.from({ length: 20 }, (_, index) => ({
+export const CEILING_ITEMS: readonly CeilingItemResponse[] = Array.from({ length: 20 }, (_, index) => ({
   id: index + 1,
   slug: `berlin-kastanienallee-${index + 1}`,
   name: `Bücherschrank Kastanienallee ${index + 1}`,

@@ -5,18 +5,23 @@ import { LIST_ITEM_COLUMNS } from '../libraries/list-query.js';
 import type { ListItemRow } from '../libraries/library.row.js';
 
 /**
- * A page of a user's approved favourites ($1 user, $2 limit, $3 offset), most recently favourited first. The order
- * is favourites_user_created_idx's own (`library_id` breaks ties, the same as the library's id), so PostgreSQL walks
- * the index and stops after the page instead of joining and sorting every favourite.
+ * A page of a user's approved favourites ($1 user, $2 limit, $3 offset), most recently favourited first. The page
+ * is read from favourites_user_approved_idx (approved favourites only, in this order, `library_id` breaking ties)
+ * and stops there; only its own rows join `libraries`.
  */
 const APPROVED_FAVOURITES_PAGE = `SELECT ${LIST_ITEM_COLUMNS}, true AS is_favourited
-  FROM favourites f JOIN libraries l ON l.id = f.library_id
-  WHERE f.user_id = $1 AND l.status = 'approved'
-  ORDER BY f.created_at DESC, f.library_id DESC LIMIT $2 OFFSET $3`;
+  FROM (SELECT f.library_id, f.created_at FROM favourites f
+        WHERE f.user_id = $1 AND f.library_approved
+        ORDER BY f.created_at DESC, f.library_id DESC LIMIT $2 OFFSET $3) f
+  JOIN libraries l ON l.id = f.library_id
+  ORDER BY f.created_at DESC, f.library_id DESC`;
 
-/** How many of the user's favourites are approved: libraries_approved_id_idx alone, no heap fetch per favourite. */
+/**
+ * How many of the user's favourites are approved: the user's entries of favourites_user_approved_idx. The flag
+ * follows the library's status through triggers (migration 1765800000000).
+ */
 const APPROVED_FAVOURITES_COUNT = `SELECT count(*)::int AS total FROM favourites f
-  WHERE f.user_id = $1 AND EXISTS (SELECT 1 FROM libraries a WHERE a.id = f.library_id AND a.status = 'approved')`;
+  WHERE f.user_id = $1 AND f.library_approved`;
 
 @Injectable()
 export class FavouritesRepository {
