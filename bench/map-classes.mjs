@@ -7,10 +7,11 @@
 //     [--seconds 4] [--connections 4] [--explain 8] [--only city-13-15-none,…]
 //
 // Linux only (/proc). Start the built server as scripts/bench.mjs does (BENCH_CEILING_ROUTE=true).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { cpuMs, databaseBackends } from './proc-cpu.mjs';
 import pg from 'pg';
 
 const { values: args } = parseArgs({
@@ -31,19 +32,9 @@ if (!args.port || !args['server-pid'] || !args.database) {
   );
   process.exit(2);
 }
-const { SEED_CITIES } = await import('../dist/src/cli/commands/seed-data.js');
+const { SEED_CITIES, seededRandom } = await import('../dist/src/cli/commands/seed-data.js');
 
-// A fixed sequence of requests per class (mulberry32), so that two runs compare the same requests.
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// A fixed sequence of requests per class, so that two runs compare the same requests.
 const SIZES = { city: [0.3, 0.2], country: [8, 5] };
 const BANDS = { '5-8': [5, 8], '9-12': [9, 12], '13-15': [13, 15] };
 const FILTERS = {
@@ -65,7 +56,7 @@ for (const [size, [width, height]] of Object.entries(SIZES)) {
     for (const [filter, make] of Object.entries(FILTERS)) {
       const name = `${size}-${band}-${filter}`;
       if (args.only && !args.only.split(',').includes(name)) continue;
-      const rnd = random([...name].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), 7));
+      const rnd = seededRandom([...name].reduce((h, c) => Math.imul(h, 31) + c.charCodeAt(0), 7));
       const paths = Array.from({ length: 200 }, () => {
         const city = SEED_CITIES[Math.floor(rnd() * SEED_CITIES.length)];
         const west = city.lng - width * rnd();
@@ -79,27 +70,7 @@ for (const [size, [width, height]] of Object.entries(SIZES)) {
   }
 }
 
-const TICK_MS = 10;
-const cpuMs = (pid) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
-};
-const backends = () =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-        return cmdline.startsWith('postgres: ') && cmdline.includes(` ${args.database} `);
-      } catch {
-        return false;
-      }
-    });
+const backends = () => databaseBackends(args.database);
 
 const agent = new Agent({ keepAlive: true });
 function fetchPath(target, method = 'GET') {
