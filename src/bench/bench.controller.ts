@@ -14,19 +14,22 @@ import {
 export const CAPTURE_LIMIT = 1000;
 
 /** 20 fixed items (about 6.7 KB of JSON), built once: the response never touches the database. */
-export const CEILING_ITEMS: readonly CeilingItemResponse[] = Array.from({ length: 20 }, (_, index) => ({
-  id: index + 1,
-  slug: `berlin-kastanienallee-${index + 1}`,
-  name: `Bücherschrank Kastanienallee ${index + 1}`,
-  description: 'Ein offener Bücherschrank mit Romanen, Kinderbüchern und Sachbüchern.',
-  address: `Kastanienallee ${index + 1}`,
-  city: 'Berlin',
-  country: 'DE',
-  postal_code: '10435',
-  latitude: Number((52.5386 + index / 1000).toFixed(4)),
-  longitude: Number((13.4102 + index / 1000).toFixed(4)),
-  created_at: '2026-01-01T00:00:00.000Z',
-}));
+export const CEILING_ITEMS: readonly CeilingItemResponse[] = Array.from(
+  { length: 20 },
+  (_, index) => ({
+    id: index + 1,
+    slug: `berlin-kastanienallee-${index + 1}`,
+    name: `Bücherschrank Kastanienallee ${index + 1}`,
+    description: 'Ein offener Bücherschrank mit Romanen, Kinderbüchern und Sachbüchern.',
+    address: `Kastanienallee ${index + 1}`,
+    city: 'Berlin',
+    country: 'DE',
+    postal_code: '10435',
+    latitude: Number((52.5386 + index / 1000).toFixed(4)),
+    longitude: Number((13.4102 + index / 1000).toFixed(4)),
+    created_at: '2026-01-01T00:00:00.000Z',
+  }),
+);
 
 /**
  * Routes for `npm run bench` only, registered only when BENCH_CEILING_ROUTE=true (never in production: the capture
