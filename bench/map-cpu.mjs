@@ -7,10 +7,11 @@
 //
 // Linux only (/proc). Start the built server as scripts/bench.mjs does (NODE_ENV=production, LOG_LEVEL=warn,
 // RATE_LIMIT_ENABLED=false, BENCH_CEILING_ROUTE=true).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { cpuMs, databaseBackends } from './proc-cpu.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -31,27 +32,7 @@ if (!args.port || !args['server-pid'] || !args.database) {
 }
 const { SEED_CITIES } = await import('../dist/src/cli/commands/seed-data.js');
 
-const TICK_MS = 10; // USER_HZ = 100 on Linux
-const cpuMs = (pid) => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
-};
-const backends = () =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-        return cmdline.startsWith('postgres: ') && cmdline.includes(` ${args.database} `);
-      } catch {
-        return false;
-      }
-    });
+const backends = () => databaseBackends(args.database);
 
 const pick = (list) => list[Math.floor(Math.random() * list.length)];
 /** The same requests as scripts/bench.mjs's `ceiling`, `map-feed` and `tiles`. */

@@ -15,6 +15,7 @@ import { LibraryCounts1765400000000 } from './1765400000000-library-counts.js';
 import { FavouritesPageIndex1765400000001 } from './1765400000001-favourites-page-index.js';
 import { TextSearchCounts1765500000000 } from './1765500000000-text-search-counts.js';
 import { LibraryPlaceCounts1765550000000 } from './1765550000000-library-place-counts.js';
+import { MapCellsCovering1765700000000 } from './1765700000000-map-cells-covering.js';
 import { FavouritesApproved1765800000000 } from './1765800000000-favourites-approved.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
@@ -36,5 +37,6 @@ export const MIGRATIONS = [
   FavouritesPageIndex1765400000001,
   TextSearchCounts1765500000000,
   LibraryPlaceCounts1765550000000,
+  MapCellsCovering1765700000000,
   FavouritesApproved1765800000000,
 ];

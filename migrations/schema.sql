@@ -1487,7 +1487,7 @@ ALTER TABLE ONLY public.library_counts
 --
 
 ALTER TABLE ONLY public.library_map_cells
-    ADD CONSTRAINT library_map_cells_pkey PRIMARY KEY (level, cx, cy, country, has_photo);
+    ADD CONSTRAINT library_map_cells_pkey PRIMARY KEY (level, cx, cy, country, has_photo) INCLUDE (count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id);
 
 --
 -- Name: library_photos library_photos_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1843,7 +1843,7 @@ CREATE INDEX library_counts_day_idx ON public.library_counts USING btree (day) I
 -- Name: library_map_cells_row_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX library_map_cells_row_idx ON public.library_map_cells USING btree (level, cy, cx);
+CREATE INDEX library_map_cells_row_idx ON public.library_map_cells USING btree (level, cy, cx) INCLUDE (country, has_photo, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id);
 
 --
 -- Name: library_photos_created_by_idx; Type: INDEX; Schema: public; Owner: -
