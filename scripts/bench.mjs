@@ -40,7 +40,6 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -49,6 +48,8 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import sharp from 'sharp';
+import { machineCpu, processCpuMs, rssBytes, samplePostgresCpu } from '../bench/proc-cpu.mjs';
+import { startFloorServer } from '../bench/node-floor.mjs';
 import { freePort } from './free-port.mjs';
 
 // `--embedded`: the embedded default's memory and restart time instead (scripts/bench-embedded.mjs, issue 16).
@@ -61,6 +62,7 @@ const dist = (path) => new URL(`../dist/src/${path}`, import.meta.url).href;
 const SCENARIOS = [
   'ceiling',
   'list',
+  'list-auth',
   'proximity',
   'q',
   'search',
@@ -245,135 +247,7 @@ const round = (value, digits = 1) =>
   value === null || value === undefined ? null : Number(value.toFixed(digits));
 const pick = (items) => items[Math.floor(Math.random() * items.length)];
 
-// --- /proc sampling: RSS of the server, CPU of the server, of the database backends and of the machine ----------
-const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
-
-async function rssBytes(pid) {
-  try {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    const match = /VmRSS:\s+(\d+) kB/.exec(status);
-    return match ? Number(match[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
-/** utime+stime (and the reaped children's) of a process, in ms; null when /proc is not readable. */
-async function processCpuMs(pid, children = false) {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17.
-    const own = Number(fields[11]) + Number(fields[12]);
-    const reaped = Number(fields[13]) + Number(fields[14]);
-    return (children ? reaped : own) * CLOCK_TICK_MS;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * CPU of PostgreSQL for the bench database: its backends (the process title names the database) plus what the
- * postmaster reaped from exited children in the meantime (parallel workers, closed connections). A backend is
- * remembered once seen: PostgreSQL rewrites its title on every query, so a read can catch it half-written.
- * Approximate if other databases on the same server are busy at the same time.
- */
-const knownBackends = new Set();
-async function postgresCpuMs(databaseName) {
-  let total = 0;
-  let postmaster = null;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let cmdline;
-    try {
-      cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8');
-    } catch {
-      knownBackends.delete(entry);
-      continue;
-    }
-    if (cmdline.startsWith('postgres: ') && cmdline.includes(` ${databaseName} `)) {
-      knownBackends.add(entry);
-    } else if (/(^|\/)postgres\0-D\0/.test(cmdline)) {
-      postmaster = entry;
-    }
-    if (knownBackends.has(entry)) total += (await processCpuMs(entry)) ?? 0;
-  }
-  if (!knownBackends.size) return null;
-  const reaped = postmaster ? await processCpuMs(postmaster, true) : null;
-  return total + (reaped ?? 0);
-}
-
-/**
- * CPU of the bench database's backends over a window, by sampling /proc every 200 ms (issue 22): each backend's
- * CPU when the window ends (or when last seen, for one that exited: at most 200 ms of it is lost) minus its CPU when
- * the window started (0 for one born inside it), plus parallel workers of those backends ("parallel worker for PID
- * n"). Unlike postgresCpuMs it does not add the postmaster's reaped children, which on a shared server include
- * every other database's exited connections and workers.
- */
-function samplePostgresCpu(databaseName) {
-  const first = new Map();
-  const last = new Map();
-  let initial = null;
-  let stopped = false;
-  const scan = async () => {
-    const seen = [];
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      let cmdline;
-      try {
-        cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8');
-      } catch {
-        continue;
-      }
-      if (!cmdline.startsWith('postgres: ')) continue;
-      const leader = /parallel worker for PID (\d+)/.exec(cmdline)?.[1];
-      if (cmdline.includes(` ${databaseName} `) || (leader && last.has(leader))) seen.push(entry);
-    }
-    for (const pid of seen) {
-      const cpu = await processCpuMs(pid);
-      if (cpu === null) continue;
-      if (!first.has(pid)) first.set(pid, initial === null || initial.has(pid) ? cpu : 0);
-      last.set(pid, cpu);
-    }
-    return seen;
-  };
-  const loop = (async () => {
-    initial = new Set(await scan());
-    while (!stopped) {
-      await sleep(200);
-      await scan();
-    }
-    await scan();
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await loop;
-      let total = 0;
-      for (const [pid, cpu] of last) total += cpu - (first.get(pid) ?? cpu);
-      return last.size ? total : null;
-    },
-  };
-}
-
-/** Machine-wide busy and steal time (ms, all CPUs) from /proc/stat. */
-async function machineCpu() {
-  try {
-    const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0];
-    const [user, nice, system, idle, iowait, irq, softirq, steal] = line
-      .split(/\s+/)
-      .slice(1)
-      .map(Number);
-    return {
-      busy: (user + nice + system + irq + softirq) * CLOCK_TICK_MS,
-      steal: steal * CLOCK_TICK_MS,
-      total: (user + nice + system + idle + iowait + irq + softirq + steal) * CLOCK_TICK_MS,
-    };
-  } catch {
-    return null;
-  }
-}
-
+// --- /proc sampling (bench/proc-cpu.mjs): RSS and CPU of the server, its database backends and the machine ------
 class Probe {
   constructor(pid, databaseName) {
     this.pid = pid;
@@ -381,15 +255,10 @@ class Probe {
   }
 
   async snapshot() {
-    const [server, postgres, machine] = await Promise.all([
-      processCpuMs(this.pid),
-      postgresCpuMs(this.databaseName),
-      machineCpu(),
-    ]);
+    const [server, machine] = await Promise.all([processCpuMs(this.pid), machineCpu()]);
     const own = process.cpuUsage();
     return {
       server,
-      postgres,
       machine,
       bench: (own.user + own.system) / 1000,
       at: performance.now(),
@@ -818,6 +687,12 @@ function memoHitRate(before, after, kind) {
   return hits + misses ? hits / (hits + misses) : null;
 }
 
+/**
+ * Scenarios whose bare `node:http` + `pg` floor (bench/node-floor.mjs) runs beside them: their captured statements
+ * served without the framework, the least Node can spend on them above the bare ceiling.
+ */
+const NODE_FLOOR = new Set(['list', 'list-auth', 'detail', 'favourites']);
+
 /** Scenarios without SQL of their own to replay (or not a GET). */
 const NO_FLOOR = new Set(['ceiling', 'statistics-warm', 'submit-photo']);
 
@@ -832,12 +707,8 @@ function inline(statement) {
   });
 }
 
-/**
- * The floor of a scenario: the SQL its requests read (captured by the server, GET/POST /bench/capture), replayed
- * alone with pgbench at the same number of connections for the same duration. One pgbench transaction is one
- * request's statements, drawn at random among FLOOR_SAMPLES captured requests; prepared when the app prepared them.
- */
-async function measureFloor(base, spec, connections, url, databaseName, temp) {
+/** The SQL of FLOOR_SAMPLES requests of a scenario as the server sent it (POST/GET /bench/capture), one array each. */
+async function captureRequests(base, spec) {
   const groups = [];
   for (let i = 0; i < FLOOR_SAMPLES; i += 1) {
     await fetch(`${base}${API}/bench/capture`, { method: 'POST' });
@@ -846,18 +717,11 @@ async function measureFloor(base, spec, connections, url, databaseName, temp) {
     const { items } = await (await fetch(`${base}${API}/bench/capture`)).json();
     if (items.length) groups.push(items);
   }
-  if (!groups.length) return null;
-  const prepared = groups.every((group) => group.every((statement) => statement.prepared));
-  const script = [
-    `\\set r random(1, ${groups.length})`,
-    ...groups.flatMap((group, i) => [
-      i === 0 ? `\\if :r = 1` : `\\elif :r = ${i + 1}`,
-      ...group.map((statement) => `${inline(statement).replace(/\s+/g, ' ').trim()};`),
-    ]),
-    '\\endif',
-  ].join('\n');
-  const file = join(temp, `floor-${spec.name}.sql`);
-  writeFileSync(file, `${script}\n`);
+  return groups;
+}
+
+/** A pgbench run of `file` against the bench database; `rate` (transactions per second) throttles it (`-R`). */
+async function pgbench(file, prepared, connections, url, databaseName, rate) {
   const target = new URL(url);
   const pgSampler = samplePostgresCpu(databaseName);
   const output = await run(
@@ -872,6 +736,7 @@ async function measureFloor(base, spec, connections, url, databaseName, temp) {
       '2',
       '-T',
       String(Math.max(1, Math.round(settings.duration))),
+      ...(rate ? ['-R', String(Math.max(1, Math.round(rate)))] : []),
       '-h',
       target.hostname,
       '-p',
@@ -898,8 +763,43 @@ async function measureFloor(base, spec, connections, url, databaseName, temp) {
   return {
     tps: Number.isFinite(tps) ? tps : null,
     pgCpuPerTransaction: pgCpu !== null && transactions > 0 ? pgCpu / transactions : null,
+  };
+}
+
+/**
+ * The floor of a scenario: the SQL its requests read (captured by the server), replayed alone with pgbench at the
+ * same number of connections for the same duration. One pgbench transaction is one request's statements, drawn at
+ * random among FLOOR_SAMPLES captured requests; prepared when the app prepared them. Run twice: as fast as it goes
+ * (PostgreSQL's capacity for that SQL), and throttled to the route's own req/s (`routeRps`): a backend that waits
+ * between statements pays its wake-up and cold caches on each, so the same SQL costs more CPU per transaction at a
+ * lower rate (issue 22: favourites' two statements, 0.21 pg CPU-ms flat out, 0.34–0.52 at 200–700 tps), and the
+ * route's pg CPU-ms compares with the throttled figure.
+ */
+async function measureFloor(base, spec, connections, url, databaseName, temp, routeRps) {
+  const groups = await captureRequests(base, spec);
+  if (!groups.length) return null;
+  const prepared = groups.every((group) => group.every((statement) => statement.prepared));
+  const script = [
+    `\\set r random(1, ${groups.length})`,
+    ...groups.flatMap((group, i) => [
+      i === 0 ? `\\if :r = 1` : `\\elif :r = ${i + 1}`,
+      ...group.map((statement) => `${inline(statement).replace(/\s+/g, ' ').trim()};`),
+    ]),
+    '\\endif',
+  ].join('\n');
+  const file = join(temp, `floor-${spec.name}.sql`);
+  writeFileSync(file, `${script}\n`);
+  const flat = await pgbench(file, prepared, connections, url, databaseName, null);
+  const atRate = routeRps
+    ? await pgbench(file, prepared, connections, url, databaseName, routeRps)
+    : null;
+  return {
+    tps: flat.tps,
+    pgCpuPerTransaction: flat.pgCpuPerTransaction,
+    pgCpuAtRouteRate: atRate?.pgCpuPerTransaction ?? null,
     statementsPerRequest: groups.reduce((sum, g) => sum + g.length, 0) / groups.length,
     mode: prepared ? 'prepared' : 'extended',
+    groups,
   };
 }
 
@@ -950,14 +850,15 @@ async function measureColdStatistics(url) {
 
 /**
  * The open-data export, run as `npm run cli -- export` in a child process, twice: the first pass writes a version,
- * the second reads everything again and finds nothing changed. Peak RSS is sampled every 100 ms; CPU is exact (the
- * child's, from this process's reaped-children counters, and the database backends').
+ * the second reads everything again and finds nothing changed. Peak RSS is sampled every 100 ms; node CPU is exact (the
+ * child's, from this process's reaped-children counters), PostgreSQL's is its database's backends sampled every 200 ms
+ * (samplePostgresCpu: a backend that exits loses at most its last 200 ms).
  */
 async function measureExport(cli, env, databaseName, mediaRoot) {
   const passes = [];
   for (const pass of ['new version', 'unchanged']) {
     const cpuBefore = await processCpuMs(process.pid, true);
-    const pgBefore = await postgresCpuMs(databaseName);
+    const pgSampler = samplePostgresCpu(databaseName);
     const started = performance.now();
     const child = spawn(process.execPath, [cli, 'export'], {
       cwd: root,
@@ -984,13 +885,13 @@ async function measureExport(cli, env, databaseName, mediaRoot) {
     const seconds = (performance.now() - started) / 1000;
     if (exitCode !== 0) throw new Error(`export exited with ${exitCode}:\n${output}`);
     const cpuAfter = await processCpuMs(process.pid, true);
-    const pgAfter = await postgresCpuMs(databaseName);
+    const pgCpuMs = await pgSampler.stop();
     passes.push({
       pass,
       seconds,
       peakRssMb: peak / 2 ** 20,
       nodeCpuMs: cpuAfter !== null && cpuBefore !== null ? cpuAfter - cpuBefore : null,
-      pgCpuMs: pgAfter !== null && pgBefore !== null ? pgAfter - pgBefore : null,
+      pgCpuMs,
       summary: output.trim().split('\n').pop(),
     });
   }
@@ -1240,6 +1141,8 @@ async function main() {
     detail: get(() => `${API}/libraries/${encodeURIComponent(pick(slugs))}`),
     'statistics-warm': get(() => `${API}/statistics/`),
     countries: get(() => `${API}/libraries/countries`),
+    // The default list read by a signed-in user (issue 22): the session check and `is_favourited` on top of `list`.
+    'list-auth': { ...get(() => `${API}/libraries/`), headers: auth },
     favourites: { ...get(() => `${API}/libraries/favourites`), headers: auth },
     // The map (issue 17): a box of city size (~0.3° × 0.2°) or country size (~8° × 5°) around a random seed city,
     // at a random zoom from 5 to 15.
@@ -1323,10 +1226,28 @@ async function main() {
           ? `  memo hit ${fmt(100 * f.memoCountHit, 0)}%`
           : '') +
         (f.floorTps
-          ? `  pgbench ${fmt(f.floorTps, 0)} tps (${f.floorMode}, pg ${fmt(f.floorPgCpu, 2)})`
+          ? `  pgbench ${fmt(f.floorTps, 0)} tps (${f.floorMode}, pg ${fmt(f.floorPgCpu, 2)}; ` +
+            `at the route's rate pg ${fmt(f.floorPgCpuAtRate, 2)})`
+          : '') +
+        (f.nodeFloor !== null && f.nodeFloor !== undefined
+          ? `  node floor ${fmt(f.nodeFloor, 2)} above its bare ceiling`
           : '') +
         (f.errors ? `  !! ${f.errors} errors/non-2xx ${JSON.stringify(f.statusCodes)}` : ''),
     );
+
+  // The bare node:http + pg server of the node floor, started once; its ceiling is measured once per round and
+  // connection count, before the first scenario that needs it.
+  const nodeFloor =
+    !args['no-floor'] && settings.only.some((name) => NODE_FLOOR.has(name))
+      ? await startFloorServer({ url, secret: env.JWT_SECRET })
+      : null;
+  if (nodeFloor) cleanups.push(async () => nodeFloor.stop());
+  const bareCeilings = new Map();
+  const bareOptions = (connections) => ({
+    connections,
+    seconds: settings.duration,
+    warmup: settings.warmup,
+  });
 
   for (let round = 1; round <= settings.repeat; round += 1) {
     log(`== round ${round}/${settings.repeat}`);
@@ -1363,10 +1284,27 @@ async function main() {
             url,
             databaseName,
             temp,
+            figures.rps,
           );
           figures.floorTps = floor?.tps ?? null;
           figures.floorPgCpu = floor?.pgCpuPerTransaction ?? null;
+          figures.floorPgCpuAtRate = floor?.pgCpuAtRouteRate ?? null;
           figures.floorMode = floor?.mode ?? null;
+          if (nodeFloor && floor && NODE_FLOOR.has(name)) {
+            const key = `${round}@${connections}`;
+            if (!bareCeilings.has(key))
+              bareCeilings.set(key, await nodeFloor.measure('/ceiling', bareOptions(connections)));
+            await nodeFloor.setScenario(name, floor.groups);
+            const bare = await nodeFloor.measure(`/s/${name}`, {
+              ...bareOptions(connections),
+              headers: specs[name].headers ?? {},
+            });
+            const bareCeiling = bareCeilings.get(key);
+            figures.nodeFloor =
+              bare.cpu !== null && bareCeiling.cpu !== null && !bare.errors
+                ? bare.cpu - bareCeiling.cpu
+                : null;
+          }
         }
         record(name, connections, figures);
         line(name, connections, figures);
@@ -1402,6 +1340,8 @@ async function main() {
       memoPageHit: median(figures.map((f) => f.memoPageHit)),
       floorTps: median(figures.map((f) => f.floorTps)),
       floorPgCpu: median(figures.map((f) => f.floorPgCpu)),
+      floorPgCpuAtRate: median(figures.map((f) => f.floorPgCpuAtRate ?? null)),
+      nodeFloor: median(figures.map((f) => f.nodeFloor ?? null)),
       errors: figures.reduce((sum, f) => sum + f.errors, 0),
     };
     if (name === 'ceiling') ceilingAt.set(connections, row.rps);
@@ -1488,6 +1428,8 @@ async function main() {
       memo_page_hit_rate: round(row.memoPageHit, 3),
       pgbench_tps: round(row.floorTps),
       pgbench_pg_cpu_ms_per_transaction: round(row.floorPgCpu, 3),
+      pgbench_pg_cpu_ms_per_transaction_at_route_rate: round(row.floorPgCpuAtRate, 3),
+      node_floor_cpu_ms_above_ceiling: round(row.nodeFloor, 3),
       ratio_to_pgbench: round(row.floorRatio, 3),
     })),
   };
@@ -1506,11 +1448,13 @@ async function main() {
     'RSS growth MB',
     'node CPU-ms/req',
     'node above ceiling',
+    'node floor',
     'pg CPU-ms/req',
     'cold p99',
     'warm p99',
     'memo hit %',
     'pgbench tps',
+    'pg ms/tx at route rate',
     'route/pgbench',
     'steal %',
     'other load %',
@@ -1527,6 +1471,7 @@ async function main() {
     row.rssGrowth === null ? '–' : (row.rssGrowth / 2 ** 20).toFixed(0),
     fmt(row.serverCpu, 2),
     fmt(row.nodeAboveCeiling, 2),
+    fmt(row.nodeFloor, 2),
     fmt(row.postgresCpu, 2),
     fmt(row.coldP99),
     fmt(row.warmP99),
@@ -1534,6 +1479,7 @@ async function main() {
       ? '–'
       : (100 * row.memoCountHit).toFixed(0),
     fmt(row.floorTps, 0),
+    fmt(row.floorPgCpuAtRate, 2),
     fmt(row.floorRatio, 2),
     fmt(row.steal, 0),
     fmt(row.others, 0),
