@@ -940,8 +940,11 @@ async function main() {
   const started = performance.now();
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
   const reused = args.database ?? null;
-  if (reused !== null && !/^bookcase_bench_[0-9]{14}_[0-9a-f]{4}$/.test(reused))
-    usage('--database must name a database kept by an earlier run (bookcase_bench_<stamp>_<hex>)');
+  // A kept run's database, or a copy of the lead's 1M seed (bench1m_<branch suffix>).
+  if (reused !== null && !/^(bookcase_bench_[0-9]{14}_[0-9a-f]{4}|bench1m_[a-z0-9]+)$/.test(reused))
+    usage(
+      '--database must name a database kept by an earlier run (bookcase_bench_<stamp>_<hex>) or bench1m_<suffix>',
+    );
   const databaseName = reused ?? `bookcase_bench_${stamp}_${randomBytes(2).toString('hex')}`;
   const url = databaseUrl(databaseName);
   const temp = mkdtempSync(join(tmpdir(), 'bookcase-bench-'));

@@ -5,14 +5,27 @@ import { LIST_ITEM_COLUMNS } from '../libraries/list-query.js';
 import type { ListItemRow } from '../libraries/library.row.js';
 
 /**
- * A page of a user's approved favourites ($1 user, $2 limit, $3 offset), most recently favourited first. The page
- * is read from favourites_user_approved_idx (approved favourites only, in this order, `library_id` breaking ties)
- * and stops there; only its own rows join `libraries`.
+ * The statements' parameters ($1 user, $2 limit, $3 offset) as one-row InitPlans, `(SELECT $n::int)`, never bare.
+ * PostgreSQL plans a prepared statement with the actual values for its first five executions and then keeps the
+ * generic plan only if that is estimated to cost no more than those custom plans. With bare parameters a custom
+ * plan, which knows the user's own favourites and the exact LIMIT, was estimated cheaper than the generic plan, so
+ * PostgreSQL planned the statement again on every request: at 1M libraries 0.34 ms of planning (the join with
+ * `libraries` and its many indexes) for 0.15 ms of execution, most of the favourites page's PostgreSQL CPU (issue
+ * 22). An InitPlan's value is unknown to the planner in both kinds of plan, so both get the same estimates and
+ * the generic plan is kept; its shape is the same (favourites_user_approved_idx, then 20 probes of libraries_pkey).
+ * test/favourites/favourites-plan.e2e-spec.ts holds this.
+ */
+const USER = '(SELECT $1::int)';
+
+/**
+ * A page of a user's approved favourites, most recently favourited first. The page is read from
+ * favourites_user_approved_idx (approved favourites only, in this order, `library_id` breaking ties) and stops
+ * there; only its own rows join `libraries`.
  */
 const APPROVED_FAVOURITES_PAGE = `SELECT ${LIST_ITEM_COLUMNS}, true AS is_favourited
   FROM (SELECT f.library_id, f.created_at FROM favourites f
-        WHERE f.user_id = $1 AND f.library_approved
-        ORDER BY f.created_at DESC, f.library_id DESC LIMIT $2 OFFSET $3) f
+        WHERE f.user_id = ${USER} AND f.library_approved
+        ORDER BY f.created_at DESC, f.library_id DESC LIMIT (SELECT $2::int) OFFSET (SELECT $3::int)) f
   JOIN libraries l ON l.id = f.library_id
   ORDER BY f.created_at DESC, f.library_id DESC`;
 
@@ -21,7 +34,11 @@ const APPROVED_FAVOURITES_PAGE = `SELECT ${LIST_ITEM_COLUMNS}, true AS is_favour
  * follows the library's status through triggers (migration 1765800000000).
  */
 const APPROVED_FAVOURITES_COUNT = `SELECT count(*)::int AS total FROM favourites f
-  WHERE f.user_id = $1 AND f.library_approved`;
+  WHERE f.user_id = ${USER} AND f.library_approved`;
+
+/** The count and the page in one statement ($1 user, $2 limit, $3 offset): see countAndFindApproved. */
+export const APPROVED_FAVOURITES_COUNT_AND_PAGE = `SELECT t.total, p.* FROM (${APPROVED_FAVOURITES_COUNT}) t
+       LEFT JOIN (${APPROVED_FAVOURITES_PAGE}) p ON true`;
 
 @Injectable()
 export class FavouritesRepository {
@@ -49,8 +66,8 @@ export class FavouritesRepository {
 
   /**
    * How many of the user's favourites are still approved, and the page of them at `offset`, in one statement (one
-   * round trip instead of two); no rows when the page is past the end. Both statements are prepared: planning the
-   * joins with `libraries` was two thirds of their PostgreSQL CPU (at 1M libraries 0.62 → 0.22 ms, issue 22).
+   * round trip instead of two); no rows when the page is past the end. Prepared, and kept on its generic plan (see
+   * USER): planning the joins with `libraries` was most of its PostgreSQL CPU (issue 22).
    */
   async countAndFindApproved(
     userId: number,
@@ -58,8 +75,7 @@ export class FavouritesRepository {
     offset: number,
   ): Promise<{ total: number; rows: ListItemRow[] }> {
     const result = await this.reader.read<ListItemRow & { total: number }>(
-      `SELECT t.total, p.* FROM (${APPROVED_FAVOURITES_COUNT}) t
-       LEFT JOIN (${APPROVED_FAVOURITES_PAGE}) p ON true`,
+      APPROVED_FAVOURITES_COUNT_AND_PAGE,
       [userId, limit, offset],
     );
     return { total: result[0].total, rows: result.filter((row) => row.id !== null) };
