@@ -720,6 +720,43 @@ async function captureRequests(base, spec) {
   return groups;
 }
 
+/** How many times the bench executes each prepared statement of a scenario to see which plan PostgreSQL keeps. */
+const PLAN_CHECK_EXECUTIONS = 10;
+
+/**
+ * Prepared statements that PostgreSQL plans again on every execution (issue 22). A prepared statement gets custom
+ * plans (with its parameters' values) for five executions, then keeps the generic plan unless that is estimated to
+ * cost more; then every execution is planned again. pgbench replays statements with their parameters inlined as
+ * literals, planned once per connection, so its floor never shows this (the favourites page at 1M: 0.34 ms of
+ * planning per request). Each distinct prepared text of the captured requests is prepared on one connection and
+ * executed PLAN_CHECK_EXECUTIONS times with the captured parameters; a text without any generic plan by then counts.
+ */
+async function replannedStatements(url, groups) {
+  const texts = new Map();
+  for (const statement of groups.flat()) {
+    if (!statement.prepared) continue;
+    if (!texts.has(statement.text)) texts.set(statement.text, []);
+    texts.get(statement.text).push(statement.params);
+  }
+  if (!texts.size) return null;
+  return withClient(url, async (client) => {
+    await client.query('SET jit = off');
+    let replanned = 0;
+    let index = 0;
+    for (const [text, parameterSets] of texts) {
+      const name = `bench_plan_check_${(index += 1)}`;
+      for (let i = 0; i < PLAN_CHECK_EXECUTIONS; i += 1)
+        await client.query({ name, text, values: parameterSets[i % parameterSets.length] });
+      const { rows } = await client.query(
+        'SELECT generic_plans FROM pg_prepared_statements WHERE name = $1',
+        [name],
+      );
+      if (Number(rows[0]?.generic_plans ?? 0) === 0) replanned += 1;
+    }
+    return { prepared: texts.size, replanned };
+  });
+}
+
 /** A pgbench run of `file` against the bench database; `rate` (transactions per second) throttles it (`-R`). */
 async function pgbench(file, prepared, connections, url, databaseName, rate) {
   const target = new URL(url);
@@ -795,6 +832,7 @@ async function measureFloor(base, spec, connections, url, databaseName, temp, ro
     : null;
   return {
     tps: flat.tps,
+    replanned: await replannedStatements(url, groups),
     pgCpuPerTransaction: flat.pgCpuPerTransaction,
     pgCpuAtRouteRate: atRate?.pgCpuPerTransaction ?? null,
     statementsPerRequest: groups.reduce((sum, g) => sum + g.length, 0) / groups.length,
@@ -1232,6 +1270,9 @@ async function main() {
           ? `  pgbench ${fmt(f.floorTps, 0)} tps (${f.floorMode}, pg ${fmt(f.floorPgCpu, 2)}; ` +
             `at the route's rate pg ${fmt(f.floorPgCpuAtRate, 2)})`
           : '') +
+        (f.replanned?.replanned
+          ? `  !! ${f.replanned.replanned} of ${f.replanned.prepared} prepared statement(s) planned on every execution`
+          : '') +
         (f.nodeFloor !== null && f.nodeFloor !== undefined
           ? `  node floor ${fmt(f.nodeFloor, 2)} above its bare ceiling`
           : '') +
@@ -1293,6 +1334,8 @@ async function main() {
           figures.floorPgCpu = floor?.pgCpuPerTransaction ?? null;
           figures.floorPgCpuAtRate = floor?.pgCpuAtRouteRate ?? null;
           figures.floorMode = floor?.mode ?? null;
+          figures.replanned = floor?.replanned ?? null;
+          figures.replannedCount = floor?.replanned?.replanned ?? null;
           if (nodeFloor && floor && NODE_FLOOR.has(name)) {
             const key = `${round}@${connections}`;
             if (!bareCeilings.has(key))
@@ -1320,7 +1363,9 @@ async function main() {
   const ceilingAt = new Map();
   const rows = [...runs.values()].map(({ name, connections, figures }) => {
     const max = (key) => {
-      const list = figures.map((f) => f[key]).filter((value) => value !== null);
+      const list = figures
+        .map((f) => f[key])
+        .filter((value) => value !== null && value !== undefined);
       return list.length ? Math.max(...list) : null;
     };
     const row = {
@@ -1345,6 +1390,7 @@ async function main() {
       floorPgCpu: median(figures.map((f) => f.floorPgCpu)),
       floorPgCpuAtRate: median(figures.map((f) => f.floorPgCpuAtRate ?? null)),
       nodeFloor: median(figures.map((f) => f.nodeFloor ?? null)),
+      replanned: max('replannedCount'),
       errors: figures.reduce((sum, f) => sum + f.errors, 0),
     };
     if (name === 'ceiling') ceilingAt.set(connections, row.rps);
@@ -1433,6 +1479,7 @@ async function main() {
       pgbench_pg_cpu_ms_per_transaction: round(row.floorPgCpu, 3),
       pgbench_pg_cpu_ms_per_transaction_at_route_rate: round(row.floorPgCpuAtRate, 3),
       node_floor_cpu_ms_above_ceiling: round(row.nodeFloor, 3),
+      prepared_statements_planned_every_time: row.replanned,
       ratio_to_pgbench: round(row.floorRatio, 3),
     })),
   };
@@ -1459,6 +1506,7 @@ async function main() {
     'pgbench tps',
     'pg ms/tx at route rate',
     'route/pgbench',
+    're-planned',
     'steal %',
     'other load %',
   ];
@@ -1484,6 +1532,7 @@ async function main() {
     fmt(row.floorTps, 0),
     fmt(row.floorPgCpuAtRate, 2),
     fmt(row.floorRatio, 2),
+    row.replanned === null ? '–' : String(row.replanned),
     fmt(row.steal, 0),
     fmt(row.others, 0),
   ]);
