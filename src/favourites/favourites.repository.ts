@@ -25,7 +25,7 @@ const USER = '(SELECT $1::int)';
 const APPROVED_FAVOURITES_PAGE = `SELECT ${LIST_ITEM_COLUMNS}, true AS is_favourited
   FROM (SELECT f.library_id, f.created_at FROM favourites f
         WHERE f.user_id = ${USER} AND f.library_approved
-        ORDER BY f.created_at DESC, f.library_id DESC LIMIT (SELECT $2::int) OFFSET (SELECT $3::int)) f
+        ORDER BY f.created_at DESC, f.library_id DESC LIMIT (SELECT $2::bigint) OFFSET (SELECT $3::bigint)) f
   JOIN libraries l ON l.id = f.library_id
   ORDER BY f.created_at DESC, f.library_id DESC`;
 

@@ -270,6 +270,13 @@ describe('favourites', () => {
       const past = await getAs(t.http, '/libraries/favourites?page=9&page_size=3', carol.access);
       expect(past.body.pagination.page).toBe(2);
       expect(slugsOf(past.body)).toEqual([c.slug]);
+      // An offset beyond 32 bits (the statement's offset is a bigint) is still the last page, not a 500.
+      const far = await getAs(
+        t.http,
+        '/libraries/favourites?page=3000000000&page_size=3',
+        carol.access,
+      );
+      expect([far.status, far.body.pagination.page, slugsOf(far.body)]).toEqual([200, 2, [c.slug]]);
     });
 
     it.each([
