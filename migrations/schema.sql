@@ -327,10 +327,14 @@ CREATE FUNCTION public.bookcase_map_cells_recount(cells jsonb) RETURNS void
         CREATE TEMP TABLE IF NOT EXISTS bookcase_map_dirty (level smallint, cx integer, cy integer)
           ON COMMIT DROP;
         DELETE FROM bookcase_map_dirty;
+        -- A cell at a coarser level is its finest cell's ancestor: the finest index shifted right.
         INSERT INTO bookcase_map_dirty
-          SELECT DISTINCT 16, d.cx, d.cy FROM jsonb_to_recordset(cells) AS d(cx integer, cy integer);
+          SELECT DISTINCT g.level, d.cx >> (16 - g.level), d.cy >> (16 - g.level)
+          FROM jsonb_to_recordset(cells) AS d(cx integer, cy integer)
+          CROSS JOIN generate_series(0, 16) AS g(level);
+        ANALYZE bookcase_map_dirty;
         DELETE FROM library_map_cells c USING bookcase_map_dirty d
-          WHERE c.level = 16 AND c.cx = d.cx AND c.cy = d.cy;
+          WHERE d.level = 16 AND c.level = 16 AND c.cx = d.cx AND c.cy = d.cy;
         INSERT INTO library_map_cells
           (level, cx, cy, country, has_photo, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id)
         SELECT 16, d.cx, d.cy, p.country, p.photo, count(*), sum(p.lng), sum(p.lat), min(p.lng), min(p.lat),
@@ -344,7 +348,7 @@ CREATE FUNCTION public.bookcase_map_cells_recount(cells jsonb) RETURNS void
                  CASE WHEN d.cy = 262143 THEN -90
                       ELSE degrees(atan(sinh(pi() * (1 - 2 * (d.cy + 1) / 262144.0)))) - 1e-9 END AS south
         ) b
-        JOIN LATERAL (
+        CROSS JOIN LATERAL (
           SELECT l.id, ST_X(l.location::geometry) AS lng, ST_Y(l.location::geometry) AS lat, l.country,
                  (l.photo_key IS NOT NULL OR EXISTS (
      SELECT 1 FROM library_photos ph WHERE ph.library_id = l.id AND ph.status = 'approved')) AS photo
@@ -352,12 +356,14 @@ CREATE FUNCTION public.bookcase_map_cells_recount(cells jsonb) RETURNS void
           WHERE l.status = 'approved'
             AND point(ST_X(l.location::geometry), ST_Y(l.location::geometry))
                 <@ box(point(b.west, b.south), point(b.east, b.north))
-        ) p ON bookcase_map_cell(bookcase_map_x(p.lng), 16) = d.cx
+          OFFSET 0
+        ) p
+        WHERE d.level = 16
+          AND bookcase_map_cell(bookcase_map_x(p.lng), 16) = d.cx
            AND bookcase_map_cell(bookcase_map_y(p.lat), 16) = d.cy
         GROUP BY d.cx, d.cy, p.country, p.photo;
         FOR lvl IN REVERSE 15..0 LOOP
-          INSERT INTO bookcase_map_dirty
-            SELECT DISTINCT lvl, d.cx / 2, d.cy / 2 FROM bookcase_map_dirty d WHERE d.level = lvl + 1;
+          
           DELETE FROM library_map_cells c USING bookcase_map_dirty d
             WHERE d.level = lvl AND c.level = lvl AND c.cx = d.cx AND c.cy = d.cy;
           INSERT INTO library_map_cells
