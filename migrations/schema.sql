@@ -442,6 +442,88 @@ CREATE FUNCTION public.bookcase_map_y(lat double precision) RETURNS double preci
                          / (2 * pi()) $$;
 
 --
+-- Name: bookcase_search_bitmaps_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_bitmaps_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $_$
+      DECLARE
+        flips text;
+        empty_prefixes text[];
+        empty_chunks integer[];
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          -- An inserted approved library sets each of its prefixes (and each of its name's); a deleted one clears them.
+          flips := $q$SELECT p.prefix, n.id, true AS approved, p.in_name
+            FROM new_rows n, bookcase_search_prefixes(n.search_vector) p WHERE n.status = 'approved'$q$;
+        ELSIF TG_OP = 'DELETE' THEN
+          flips := $q$SELECT p.prefix, o.id, true AS approved, p.in_name
+            FROM old_rows o, bookcase_search_prefixes(o.search_vector) p WHERE o.status = 'approved'$q$;
+        ELSE
+          -- What differs between the old approved vector and the new approved one: a prefix on one side only, or in
+          -- the name on one side only. Rows whose status and vector stay as they were cost a join and nothing else.
+          flips := $q$SELECT d.prefix, d.id, count(*) = 1 AS approved,
+              count(*) FILTER (WHERE d.in_name) = 1 AS in_name
+            FROM (
+              SELECT p.prefix, o.id, p.in_name
+              FROM old_rows o JOIN new_rows n ON n.id = o.id, bookcase_search_prefixes(o.search_vector) p
+              WHERE o.status = 'approved'
+                AND (n.status <> 'approved' OR n.search_vector IS DISTINCT FROM o.search_vector)
+              UNION ALL
+              SELECT p.prefix, n.id, p.in_name
+              FROM old_rows o JOIN new_rows n ON n.id = o.id, bookcase_search_prefixes(n.search_vector) p
+              WHERE n.status = 'approved'
+                AND (o.status <> 'approved' OR n.search_vector IS DISTINCT FROM o.search_vector)
+            ) d GROUP BY d.prefix, d.id$q$;
+        END IF;
+        EXECUTE format($s$
+          WITH toggled AS (
+            INSERT INTO library_search_bitmaps AS s (prefix, chunk, approved, in_name)
+            SELECT f.prefix, f.id >> 13,
+                   bookcase_search_bits(coalesce(array_agg(f.id & 8191) FILTER (WHERE f.approved), '{}')),
+                   bookcase_search_bits(coalesce(array_agg(f.id & 8191) FILTER (WHERE f.in_name), '{}'))
+            FROM (%s) f WHERE f.approved OR f.in_name
+            GROUP BY 1, 2 ORDER BY 1, 2
+            ON CONFLICT (prefix, chunk) DO UPDATE
+              SET approved = s.approved # excluded.approved, in_name = s.in_name # excluded.in_name
+            RETURNING s.prefix, s.chunk, s.approved)
+          SELECT array_agg(t.prefix), array_agg(t.chunk) FROM toggled t WHERE bit_count(t.approved) = 0
+        $s$, flips) INTO empty_prefixes, empty_chunks;
+        IF empty_prefixes IS NOT NULL THEN
+          DELETE FROM library_search_bitmaps s
+          USING unnest(empty_prefixes, empty_chunks) AS e(prefix, chunk)
+          WHERE s.prefix = e.prefix AND s.chunk = e.chunk AND bit_count(s.approved) = 0;
+        END IF;
+        RETURN NULL;
+      END
+      $_$;
+
+--
+-- Name: bookcase_search_bits(integer[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_bits(offsets integer[]) RETURNS bit
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+        SELECT rpad(coalesce(string_agg(repeat('0', 64 * (w.w - coalesce(w.before, -1) - 1))
+                                        || w.word::bit(64)::text, '' ORDER BY w.w), ''), 8192, '0')::bit(8192)
+        FROM (SELECT g.w, g.word, lag(g.w) OVER (ORDER BY g.w) AS before
+              FROM (SELECT o >> 6 AS w, bit_or(1::bigint << (63 - (o & 63))) AS word
+                    FROM unnest(offsets) o GROUP BY 1) g) w
+      $$;
+
+--
+-- Name: bookcase_search_prefixed(text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_prefixed(lexemes text[]) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+        SELECT coalesce(bool_and(char_length(x) <= 24), false) FROM unnest(lexemes) x
+      $$;
+
+--
 -- Name: bookcase_search_prefixes(tsvector); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -892,6 +974,19 @@ CREATE TABLE public.library_postal_code_counts (
     approved integer NOT NULL,
     with_photo integer NOT NULL
 );
+
+--
+-- Name: library_search_bitmaps; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_search_bitmaps (
+    prefix text NOT NULL,
+    chunk integer NOT NULL,
+    approved bit(8192) NOT NULL,
+    in_name bit(8192) NOT NULL
+);
+ALTER TABLE ONLY public.library_search_bitmaps ALTER COLUMN approved SET STORAGE MAIN;
+ALTER TABLE ONLY public.library_search_bitmaps ALTER COLUMN in_name SET STORAGE MAIN;
 
 --
 -- Name: library_search_prefixes; Type: TABLE; Schema: public; Owner: -
@@ -1511,6 +1606,13 @@ ALTER TABLE ONLY public.library_postal_code_counts
     ADD CONSTRAINT library_postal_code_counts_pkey PRIMARY KEY (postal_code, country);
 
 --
+-- Name: library_search_bitmaps library_search_bitmaps_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_search_bitmaps
+    ADD CONSTRAINT library_search_bitmaps_pkey PRIMARY KEY (prefix, chunk);
+
+--
 -- Name: library_search_prefixes library_search_prefixes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2102,6 +2204,24 @@ CREATE TRIGGER libraries_place_counts_insert AFTER INSERT ON public.libraries RE
 --
 
 CREATE TRIGGER libraries_place_counts_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_place_counts_sync();
+
+--
+-- Name: libraries libraries_search_bitmaps_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_bitmaps_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bitmaps_sync();
+
+--
+-- Name: libraries libraries_search_bitmaps_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_bitmaps_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bitmaps_sync();
+
+--
+-- Name: libraries libraries_search_bitmaps_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_bitmaps_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bitmaps_sync();
 
 --
 -- Name: libraries libraries_search_prefixes_delete; Type: TRIGGER; Schema: public; Owner: -

@@ -42,6 +42,26 @@ describe('q: library_search_prefixes and the page order', () => {
                  AND l.search_vector @@ ${prefixQuery('A')})::int AS name_matches
        FROM library_search_prefixes s`,
     );
+    // The bitmaps of several-word queries: every approved library's bit is set in the row of each of its prefixes
+    // (in `in_name` exactly when the prefix is in its name), and no other bit is (the bits add up to the counts).
+    const missing = await sql(
+      `SELECT p.prefix, l.id FROM libraries l CROSS JOIN bookcase_search_prefixes(l.search_vector) p
+       LEFT JOIN library_search_bitmaps b ON b.prefix = p.prefix AND b.chunk = l.id >> 13
+       WHERE l.status = 'approved'
+         AND (b.prefix IS NULL OR get_bit(b.approved, l.id & 8191) = 0
+              OR get_bit(b.in_name, l.id & 8191) <> p.in_name::int)`,
+    );
+    expect(missing).toEqual([]);
+    const bits = await sql(
+      `SELECT prefix || '|' || sum(bit_count(approved)) || '|' || sum(bit_count(in_name)) AS line
+       FROM library_search_bitmaps GROUP BY prefix ORDER BY prefix`,
+    );
+    expect(bits).toEqual(recount);
+    expect(
+      await sql(
+        `SELECT count(*)::int AS n FROM library_search_bitmaps WHERE bit_count(approved) = 0`,
+      ),
+    ).toEqual([{ n: 0 }]);
     expect(
       wrong.filter(
         (row: { approved: number; in_name: number; matches: number; name_matches: number }) =>
@@ -52,9 +72,10 @@ describe('q: library_search_prefixes and the page order', () => {
 
   it('follows inserts, approvals, rejections, edits of the text and deletions', async () => {
     await sql(
-      `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, location, status,
+      // Ids across a chunk boundary of library_search_bitmaps (8,192 ids: 106,495 is the last bit of one chunk).
+      `INSERT INTO libraries (id, slug, name, description, address, city, country, postal_code, location, status,
                               created_at)
-       SELECT 'prefix-' || i,
+       SELECT 106435 + i, 'prefix-' || i,
               (ARRAY['Bücherschrank', 'Book nook', 'Tauschregal', 'Lese-Ecke'])[1 + i % 4] || ' ' || i,
               (ARRAY['Bücher und Comics', 'Poetry, maps', '', 'Bookshelf at the station'])[1 + i % 3],
               '', 'City', 'DE', '', ST_SetSRID(ST_MakePoint(10, 50), 4326)::geography,
@@ -90,6 +111,61 @@ describe('q: library_search_prefixes and the page order', () => {
         `SELECT count(*)::int AS n FROM library_search_prefixes WHERE approved <> 0 OR in_name <> 0`,
       ),
     ).toEqual([{ n: 0 }]);
+    expect(await sql(`SELECT count(*)::int AS n FROM library_search_bitmaps`)).toEqual([{ n: 0 }]);
+  });
+
+  it('counts q of several words exactly from the bitmaps, across chunks, and orders name matches first', async () => {
+    // Words drawn per row so that every pair occurs in names, in descriptions and across both; ids over four chunks.
+    await sql(
+      `INSERT INTO libraries (id, slug, name, description, address, city, country, postal_code, location, status,
+                              created_at)
+       SELECT 300000 + i * 97, 'words-' || i,
+              (ARRAY['Book', 'Phone', 'Swap', 'Nook', 'Box'])[1 + i % 5] || ' '
+                || (ARRAY['swap', 'box', 'shelf', 'corner', 'book', 'bücherbox', 'Markt'])[1 + i % 7],
+              (ARRAY['community bookshelf', 'am Markt', 'phone booth', 'swap books', ''])[1 + i % 11 % 5],
+              '', 'City', 'DE', '', ST_SetSRID(ST_MakePoint(10, 50), 4326)::geography,
+              CASE WHEN i % 13 = 0 THEN 'pending' ELSE 'approved' END,
+              timestamptz '2026-02-01' + (i * 7919 % 500) * interval '1 minute'
+       FROM generate_series(1, 300) AS i`,
+    );
+    await expectExact();
+    const prefixes = (words: string[], weight: string) =>
+      words.map((word) => `'${word}':*${weight}`).join(' & ');
+    for (const words of [
+      ['book', 'swap'],
+      ['phone', 'box'],
+      ['community', 'bookshelf'],
+      ['book', 'nook'],
+      ['bucherbox', 'am', 'markt'],
+      ['b', 'sw'],
+      ['swap', 'nothingmatches'],
+    ]) {
+      const expected = (
+        await sql(
+          `SELECT l.slug FROM libraries l
+           WHERE l.status = 'approved' AND l.search_vector @@ to_tsquery('simple', $1)
+           ORDER BY (l.search_vector @@ to_tsquery('simple', $2)) DESC, l.created_at DESC, l.id DESC`,
+          [prefixes(words, ''), prefixes(words, 'A')],
+        )
+      ).map((row: { slug: string }) => row.slug);
+      const q = encodeURIComponent(words.join(' ').replace('bucherbox', 'Bücherbox'));
+      const first = await request(t.http).get(`/api/v1/libraries/?q=${q}&page_size=50`);
+      expect([words, first.status, first.body.pagination?.total]).toEqual([
+        words,
+        200,
+        expected.length,
+      ]);
+      const slugs: string[] = [];
+      for (let n = 1; n <= first.body.pagination.total_pages; n++) {
+        const res = await request(t.http)
+          .get(`/api/v1/libraries/?q=${q}&page_size=50&page=${n}`)
+          .expect(200);
+        slugs.push(...(res.body.items as { slug: string }[]).map((item) => item.slug));
+      }
+      expect([words, slugs]).toEqual([words, expected]);
+    }
+    await sql(`DELETE FROM libraries WHERE slug LIKE 'words-%'`);
+    await expectExact();
   });
 
   describe('the list', () => {
