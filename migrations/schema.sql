@@ -504,13 +504,26 @@ CREATE FUNCTION public.bookcase_search_bitmaps_sync() RETURNS trigger
 --
 
 CREATE FUNCTION public.bookcase_search_bits(offsets integer[]) RETURNS bit
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     AS $$
-        SELECT rpad(coalesce(string_agg(repeat('0', 64 * (w.w - coalesce(w.before, -1) - 1))
-                                        || w.word::bit(64)::text, '' ORDER BY w.w), ''), 8192, '0')::bit(8192)
-        FROM (SELECT g.w, g.word, lag(g.w) OVER (ORDER BY g.w) AS before
-              FROM (SELECT o >> 6 AS w, bit_or(1::bigint << (63 - (o & 63))) AS word
-                    FROM unnest(offsets) o GROUP BY 1) g) w
+      DECLARE
+        bits bit(8192) := B'0'::bit(8192);
+        o integer;
+      BEGIN
+        IF cardinality(offsets) >= 100 THEN
+          SELECT rpad(string_agg(repeat('0', 64 * (w.w - coalesce(w.before, -1) - 1)) || w.word::bit(64)::text, ''
+                                 ORDER BY w.w), 8192, '0')::bit(8192)
+          INTO bits
+          FROM (SELECT g.w, g.word, lag(g.w) OVER (ORDER BY g.w) AS before
+                FROM (SELECT x >> 6 AS w, bit_or(1::bigint << (63 - (x & 63))) AS word
+                      FROM unnest(offsets) x GROUP BY 1) g) w;
+          RETURN bits;
+        END IF;
+        FOREACH o IN ARRAY offsets LOOP
+          bits := set_bit(bits, o, 1);
+        END LOOP;
+        RETURN bits;
+      END
       $$;
 
 --
