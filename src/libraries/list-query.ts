@@ -464,7 +464,14 @@ function textPageQuery(
   const reach = `(${off} + ${lim})`;
   const part = (n: number, size: string, needed: string, walked: string, collected: string) => {
     const walk = `${WALK_COST_RATIO} * (${size})::float8 * (${size}) >= ${reach}::float8 * t.approved`;
-    return `(SELECT ${n} AS part, l.id, l.created_at FROM libraries l ${t.where} AND ${walked} AND ${needed} AND ${walk}
+    // The walk filters the list newest first as an index gives it: the LIMIT of no effect is an InitPlan, whose value
+    // the planner cannot know, so it plans the inner list for its first rows (an index in order) and the filter
+    // cannot move below it. With the filter beside the order, PostgreSQL estimated three words' matches as a few
+    // rows and read and sorted every match (`little free library`, 88,378 matches: 152k buffers, 1.1 s).
+    return `(SELECT ${n} AS part, l.id, l.created_at FROM (
+             SELECT l.id, l.created_at, l.search_vector FROM libraries l ${t.where}
+             ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) l
+           WHERE ${walked} AND ${needed} AND ${walk}
            ORDER BY l.created_at DESC, l.id DESC LIMIT ${reach})
          UNION ALL
          (SELECT ${n}, c.id, c.created_at FROM (
