@@ -13,8 +13,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * scan that skips all-visible heap pages (measured: a `count(*)` through a btree bitmap on a vacuumed table reads
  * every heap block), so `book swap` (tens of thousands of matches) cost seconds cold.
  *
- * Core PostgreSQL bit strings rather than an extension (roaringbitmap is not available on the servers we run on nor
- * in the embedded PGlite). Rows whose `approved` bitmap becomes empty are deleted. Kept by statement-level triggers
+ * Core PostgreSQL bit strings, hand-written around: roaringbitmap is available neither on our PostgreSQL nor in the
+ * embedded PGlite, and intarray's sorted id arrays (both have it) take 32 bits per match where a dense prefix needs
+ * one. Rows whose `approved` bitmap becomes empty are deleted. Kept by statement-level triggers
  * like `library_search_prefixes`: per statement, the (prefix, library) pairs whose membership changed are toggled
  * (XOR) with one grouped upsert in key order, so concurrent writers lock common rows in the same order.
  */
