@@ -18,6 +18,7 @@ import { LibraryPlaceCounts1765550000000 } from './1765550000000-library-place-c
 import { MapCellsCovering1765700000000 } from './1765700000000-map-cells-covering.js';
 import { FavouritesApproved1765800000000 } from './1765800000000-favourites-approved.js';
 import { SearchPrefixBitmaps1766000000000 } from './1766000000000-search-prefix-bitmaps.js';
+import { CountrySearchBitmaps1766000000001 } from './1766000000001-country-search-bitmaps.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   MapCellsCovering1765700000000,
   FavouritesApproved1765800000000,
   SearchPrefixBitmaps1766000000000,
+  CountrySearchBitmaps1766000000001,
 ];

@@ -50,6 +50,51 @@ CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
 COMMENT ON EXTENSION unaccent IS 'text search dictionary that removes accents';
 
 --
+-- Name: bookcase_country_bitmaps_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_country_bitmaps_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $_$
+      DECLARE
+        flips text;
+        empty_countries text[];
+        empty_chunks integer[];
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          flips := $q$SELECT n.country, n.id FROM new_rows n WHERE n.status = 'approved'$q$;
+        ELSIF TG_OP = 'DELETE' THEN
+          flips := $q$SELECT o.country, o.id FROM old_rows o WHERE o.status = 'approved'$q$;
+        ELSE
+          -- An approved library on one side only (a new status or a new country); unchanged rows cost a join.
+          flips := $q$SELECT d.country, d.id FROM (
+              SELECT o.country, o.id FROM old_rows o JOIN new_rows n ON n.id = o.id
+              WHERE o.status = 'approved' AND (n.status <> 'approved' OR n.country IS DISTINCT FROM o.country)
+              UNION ALL
+              SELECT n.country, n.id FROM old_rows o JOIN new_rows n ON n.id = o.id
+              WHERE n.status = 'approved' AND (o.status <> 'approved' OR n.country IS DISTINCT FROM o.country)
+            ) d$q$;
+        END IF;
+        EXECUTE format($s$
+          WITH toggled AS (
+            INSERT INTO library_country_bitmaps AS s (country, chunk, approved)
+            SELECT f.country, f.id >> 13, bookcase_search_bits(array_agg(f.id & 8191))
+            FROM (%s) f
+            GROUP BY 1, 2 ORDER BY 1, 2
+            ON CONFLICT (country, chunk) DO UPDATE SET approved = s.approved # excluded.approved
+            RETURNING s.country, s.chunk, s.approved)
+          SELECT array_agg(t.country), array_agg(t.chunk) FROM toggled t WHERE bit_count(t.approved) = 0
+        $s$, flips) INTO empty_countries, empty_chunks;
+        IF empty_countries IS NOT NULL THEN
+          DELETE FROM library_country_bitmaps s
+          USING unnest(empty_countries, empty_chunks) AS e(country, chunk)
+          WHERE s.country = e.country AND s.chunk = e.chunk AND bit_count(s.approved) = 0;
+        END IF;
+        RETURN NULL;
+      END
+      $_$;
+
+--
 -- Name: bookcase_favourite_library_approved(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -890,6 +935,16 @@ CREATE TABLE public.library_city_counts (
 );
 
 --
+-- Name: library_country_bitmaps; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_country_bitmaps (
+    country character(2) NOT NULL,
+    chunk integer NOT NULL,
+    approved bit(8192) NOT NULL
+);
+
+--
 -- Name: library_country_counts; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1577,6 +1632,13 @@ ALTER TABLE ONLY public.library_city_counts
     ADD CONSTRAINT library_city_counts_pkey PRIMARY KEY (city, country);
 
 --
+-- Name: library_country_bitmaps library_country_bitmaps_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_country_bitmaps
+    ADD CONSTRAINT library_country_bitmaps_pkey PRIMARY KEY (country, chunk);
+
+--
 -- Name: library_country_counts library_country_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2163,6 +2225,24 @@ CREATE UNIQUE INDEX users_username_lower_key ON public.users USING btree (lower(
 --
 
 CREATE TRIGGER favourites_library_approved BEFORE INSERT OR UPDATE OF library_id ON public.favourites FOR EACH ROW EXECUTE FUNCTION public.bookcase_favourite_library_approved();
+
+--
+-- Name: libraries libraries_country_bitmaps_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_country_bitmaps_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_country_bitmaps_sync();
+
+--
+-- Name: libraries libraries_country_bitmaps_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_country_bitmaps_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_country_bitmaps_sync();
+
+--
+-- Name: libraries libraries_country_bitmaps_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_country_bitmaps_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_country_bitmaps_sync();
 
 --
 -- Name: libraries libraries_counts_delete; Type: TRIGGER; Schema: public; Owner: -

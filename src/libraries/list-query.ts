@@ -391,6 +391,8 @@ interface TextConditions {
   where: string;
   /** Whether `q` is the only filter (its counts can then come from library_search_prefixes). */
   textOnly: boolean;
+  /** The parameter of `country` when it is the only other filter (counted with library_country_bitmaps). */
+  country: string | null;
   lexemes: string;
   /** The tsquery of all matches, and of the matches whose name holds every word. */
   all: string;
@@ -401,9 +403,12 @@ function textConditions(sql: Sql, search: LibrarySearch, words: string): TextCon
   const base = new Sql(sql.params);
   addListConditions(base, { ...search, q: undefined }, 'count');
   const param = sql.param(words);
+  // `country` alone besides `q` (the status and the country are the base's only conditions).
+  const country = search.country && base.where.length === 2 ? search.country.toUpperCase() : null;
   return {
     where: base.whereClause(),
     textOnly: base.where.length === 1,
+    country: country === null ? null : sql.param(country),
     lexemes: queryLexemesSql(param),
     all: prefixTsQuerySql(param),
     name: prefixTsQuerySql(param, 'A'),
@@ -415,17 +420,33 @@ function textConditions(sql: Sql, search: LibrarySearch, words: string): TextCon
  * of at most SEARCH_PREFIX_MAX_CHARS characters: one lexeme (one word, a prefix query) is one row of
  * library_search_prefixes; several are the AND of their prefixes' bitmaps in library_search_bitmaps, chunk by chunk
  * of 8,192 ids (about 120 rows per word at 1M, whatever the number of matches: through GIN, PostgreSQL 15 reads a heap
- * page per match, seconds cold for `book swap`). Otherwise counted from `libraries`, both in one scan (linear in the
- * matches). The lexemes are constants when PostgreSQL plans the statement, so the branches not taken become
- * one-time filters that are false and read nothing.
+ * page per match, seconds cold for `book swap`). With `country` as the only other filter, any number of such words:
+ * the same AND with the country's bitmap (library_country_bitmaps). Otherwise counted from `libraries`, both in one
+ * scan (linear in the matches). The lexemes are constants when PostgreSQL plans the statement, so the branches not
+ * taken become one-time filters that are false and read nothing.
  */
 function textCounts(t: TextConditions): string {
-  const single = `cardinality(${t.lexemes}) = 1 AND char_length((${t.lexemes})[1]) <= ${SEARCH_PREFIX_MAX_CHARS}`;
-  // An immutable function of a constant: computed when the statement is planned, like the lexemes.
-  const several = `cardinality(${t.lexemes}) > 1 AND bookcase_search_prefixed(${t.lexemes})`;
   const counted = `SELECT count(*) AS total, count(*) FILTER (WHERE l.search_vector @@ ${t.name}) AS in_name
            FROM libraries l ${t.where} AND l.search_vector @@ ${t.all}`;
-  if (!t.textOnly) return `SELECT total::int, in_name::int FROM (${counted}) c`;
+  if (!t.textOnly && t.country === null)
+    return `SELECT total::int, in_name::int FROM (${counted}) c`;
+  // An immutable function of a constant: computed when the statement is planned, like the lexemes.
+  const prefixed = `bookcase_search_prefixed(${t.lexemes})`;
+  if (t.country !== null) {
+    return `SELECT coalesce(sum(c.total), 0)::int AS total, coalesce(sum(c.in_name), 0)::int AS in_name FROM (
+           ${counted} AND NOT ${prefixed}
+           UNION ALL
+           SELECT bit_count(b.approved), bit_count(b.in_name) FROM (
+             SELECT bit_and(x.approved) AS approved, bit_and(x.in_name) AS in_name FROM (
+               SELECT s.chunk, s.approved, s.in_name FROM library_search_bitmaps s
+               WHERE ${prefixed} AND s.prefix = ANY (${t.lexemes})
+               UNION ALL
+               SELECT k.chunk, k.approved, k.approved FROM library_country_bitmaps k
+               WHERE ${prefixed} AND k.country = ${t.country}) x
+             GROUP BY x.chunk HAVING count(*) = cardinality(${t.lexemes}) + 1) b) c`;
+  }
+  const single = `cardinality(${t.lexemes}) = 1 AND char_length((${t.lexemes})[1]) <= ${SEARCH_PREFIX_MAX_CHARS}`;
+  const several = `cardinality(${t.lexemes}) > 1 AND ${prefixed}`;
   return `SELECT coalesce(sum(c.total), 0)::int AS total, coalesce(sum(c.in_name), 0)::int AS in_name FROM (
            ${counted} AND NOT (${single}) AND NOT (${several})
            UNION ALL

@@ -154,13 +154,28 @@ describe('query plans of the library list', () => {
       expect([q, indexesOf(several)]).toEqual([q, ['library_search_bitmaps_pkey']]);
       expect([q, relationsOf(several)]).toEqual([q, ['library_search_bitmaps']]);
     }
+    // With `country` alone besides it, one word or several: the bitmaps and the country's.
+    for (const q of ['bookcase', 'zauberschrank bookcase']) {
+      const inCountry = await count({ q, country: 'DE' });
+      expect([q, indexesOf(inCountry).sort()]).toEqual([
+        q,
+        ['library_country_bitmaps_pkey', 'library_search_bitmaps_pkey'],
+      ]);
+      expect([q, relationsOf(inCountry).sort()]).toEqual([
+        q,
+        ['library_country_bitmaps', 'library_search_bitmaps'],
+      ]);
+    }
     // A word longer than the prefixes kept (24 characters), or `q` with another filter: counted through GIN.
     for (const search of [
       { q: 'bookcase abcdefghijklmnopqrstuvwxyz' },
-      { q: 'zauberschrank bookcase', country: 'DE' },
+      { q: 'bookcase abcdefghijklmnopqrstuvwxyz', country: 'DE' },
+      { q: 'zauberschrank bookcase', city: 'Berlin' },
+      { q: 'zauberschrank bookcase', country: 'DE', hasPhoto: true },
     ]) {
       const counted = await count(search);
-      expect([search, indexesOf(counted)]).toEqual([search, ['libraries_search_vector_idx']]);
+      expect([search, indexesOf(counted)[0]]).toEqual([search, 'libraries_search_vector_idx']);
+      expect(relationsOf(counted).filter((name) => name.endsWith('_bitmaps'))).toEqual([]);
       expect(nodeTypes(counted)).not.toContain('Seq Scan');
     }
   });

@@ -62,6 +62,30 @@ describe('q: library_search_prefixes and the page order', () => {
         `SELECT count(*)::int AS n FROM library_search_bitmaps WHERE bit_count(approved) = 0`,
       ),
     ).toEqual([{ n: 0 }]);
+    // The countries' bitmaps: exactly the approved libraries of each country.
+    expect(
+      await sql(
+        `SELECT l.id FROM libraries l LEFT JOIN library_country_bitmaps b
+           ON b.country = l.country AND b.chunk = l.id >> 13
+         WHERE l.status = 'approved' AND (b.country IS NULL OR get_bit(b.approved, l.id & 8191) = 0)`,
+      ),
+    ).toEqual([]);
+    expect(
+      await sql(
+        `SELECT country || '|' || sum(bit_count(approved)) AS line FROM library_country_bitmaps
+         GROUP BY country ORDER BY country`,
+      ),
+    ).toEqual(
+      await sql(
+        `SELECT country || '|' || count(*) AS line FROM libraries WHERE status = 'approved'
+         GROUP BY country ORDER BY country`,
+      ),
+    );
+    expect(
+      await sql(
+        `SELECT count(*)::int AS n FROM library_country_bitmaps WHERE bit_count(approved) = 0`,
+      ),
+    ).toEqual([{ n: 0 }]);
     expect(
       wrong.filter(
         (row: { approved: number; in_name: number; matches: number; name_matches: number }) =>
@@ -100,6 +124,9 @@ describe('q: library_search_prefixes and the page order', () => {
       `UPDATE libraries SET photo_key = 'p.jpg', thumbnail_key = 't.jpg' WHERE slug = 'prefix-24'`,
     );
     await sql(`UPDATE libraries SET name = name, city = 'Elsewhere'`);
+    await sql(
+      `UPDATE libraries SET country = 'AT' WHERE slug IN ('prefix-25', 'prefix-26', 'prefix-27')`,
+    );
     await expectExact();
     await sql(`DELETE FROM libraries WHERE slug IN ('prefix-21', 'prefix-30', 'prefix-35')`);
     await expectExact();
@@ -124,7 +151,8 @@ describe('q: library_search_prefixes and the page order', () => {
               (ARRAY['Book', 'Phone', 'Swap', 'Nook', 'Box'])[1 + i % 5] || ' '
                 || (ARRAY['swap', 'box', 'shelf', 'corner', 'book', 'bücherbox', 'Markt'])[1 + i % 7],
               (ARRAY['community bookshelf', 'am Markt', 'phone booth', 'swap books', ''])[1 + i % 11 % 5],
-              '', 'City', 'DE', '', ST_SetSRID(ST_MakePoint(10, 50), 4326)::geography,
+              '', 'City', (ARRAY['DE', 'AT', 'CH'])[1 + i % 3], '',
+              ST_SetSRID(ST_MakePoint(10, 50), 4326)::geography,
               CASE WHEN i % 13 = 0 THEN 'pending' ELSE 'approved' END,
               timestamptz '2026-02-01' + (i * 7919 % 500) * interval '1 minute'
        FROM generate_series(1, 300) AS i`,
@@ -132,7 +160,8 @@ describe('q: library_search_prefixes and the page order', () => {
     await expectExact();
     const prefixes = (words: string[], weight: string) =>
       words.map((word) => `'${word}':*${weight}`).join(' & ');
-    for (const words of [
+    // Alone, and with `country` (the country's bitmap too): one word or several.
+    const cases = [
       ['book', 'swap'],
       ['phone', 'box'],
       ['community', 'bookshelf'],
@@ -140,30 +169,35 @@ describe('q: library_search_prefixes and the page order', () => {
       ['bucherbox', 'am', 'markt'],
       ['b', 'sw'],
       ['swap', 'nothingmatches'],
-    ]) {
+      ['swap'],
+      ['bo'],
+    ].flatMap((words) => [null, 'AT'].map((country) => ({ words, country })));
+    for (const { words, country } of cases) {
       const expected = (
         await sql(
           `SELECT l.slug FROM libraries l
            WHERE l.status = 'approved' AND l.search_vector @@ to_tsquery('simple', $1)
+             AND ($3::text IS NULL OR l.country = $3)
            ORDER BY (l.search_vector @@ to_tsquery('simple', $2)) DESC, l.created_at DESC, l.id DESC`,
-          [prefixes(words, ''), prefixes(words, 'A')],
+          [prefixes(words, ''), prefixes(words, 'A'), country],
         )
       ).map((row: { slug: string }) => row.slug);
-      const q = encodeURIComponent(words.join(' ').replace('bucherbox', 'Bücherbox'));
-      const first = await request(t.http).get(`/api/v1/libraries/?q=${q}&page_size=50`);
-      expect([words, first.status, first.body.pagination?.total]).toEqual([
+      const query = `q=${encodeURIComponent(words.join(' ').replace('bucherbox', 'Bücherbox'))}${country ? `&country=${country}` : ''}`;
+      const first = await request(t.http).get(`/api/v1/libraries/?${query}&page_size=50`);
+      expect([words, country, first.status, first.body.pagination?.total]).toEqual([
         words,
+        country,
         200,
         expected.length,
       ]);
       const slugs: string[] = [];
       for (let n = 1; n <= first.body.pagination.total_pages; n++) {
         const res = await request(t.http)
-          .get(`/api/v1/libraries/?q=${q}&page_size=50&page=${n}`)
+          .get(`/api/v1/libraries/?${query}&page_size=50&page=${n}`)
           .expect(200);
         slugs.push(...(res.body.items as { slug: string }[]).map((item) => item.slug));
       }
-      expect([words, slugs]).toEqual([words, expected]);
+      expect([words, country, slugs]).toEqual([words, country, expected]);
     }
     await sql(`DELETE FROM libraries WHERE slug LIKE 'words-%'`);
     await expectExact();
