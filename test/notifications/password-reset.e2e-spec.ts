@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import request from 'supertest';
 import { NotificationsWorker } from '../../src/notifications/notifications.worker.js';
-import { bearer, loginUser, registerUser, TEST_PASSWORD } from '../support/auth.js';
+import { bearer, loginUser, registerUser, sendResetMail, TEST_PASSWORD } from '../support/auth.js';
 import { withClient } from '../support/database.js';
 import { startFakeSmtp, resetTokenOf } from '../support/fake-smtp.js';
 import { useTestSuite } from '../support/suite.js';
@@ -52,8 +52,7 @@ describe('password reset and account notices by email', () => {
 
   /** Asks for a reset, sends the queued mail, answers the mail's token. */
   async function resetToken(email: string): Promise<string> {
-    await askReset(email).expect(200);
-    await worker.runOnce();
+    await sendResetMail(t, email);
     const mails = resetMails(email);
     return resetTokenOf(mails[mails.length - 1]);
   }
@@ -368,11 +367,7 @@ describe('mail without SMTP', () => {
 
   it('writes each message as an .eml file under DATA_DIR/mail/', async () => {
     const user = await registerUser(t.http);
-    await request(t.http)
-      .post('/api/v1/auth/password/reset')
-      .send({ email: user.email })
-      .expect(200);
-    await t.app.get(NotificationsWorker).runOnce();
+    await sendResetMail(t, user.email);
     const dir = join(t.config.dataDir, 'mail');
     const files = readdirSync(dir);
     expect(files).toHaveLength(1);

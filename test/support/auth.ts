@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
+import { NotificationsWorker } from '../../src/notifications/notifications.worker.js';
+import type { TestApp } from './app.js';
 import { withClient } from './database.js';
 
 /** What supertest's request() takes: the app's HTTP server. */
@@ -71,4 +73,13 @@ export async function makeStaff(databaseUrl: string, userId: number): Promise<vo
   await withClient(databaseUrl, (client) =>
     client.query('UPDATE users SET is_staff = true WHERE id = $1', [userId]),
   );
+}
+
+/** Asks for a password reset of `email` through the API (200) and sends the queued mail (one run of the worker). */
+export async function sendResetMail(
+  t: Pick<TestApp, 'http' | 'app'>,
+  email: string,
+): Promise<void> {
+  await request(t.http).post('/api/v1/auth/password/reset').send({ email }).expect(200);
+  await t.app.get(NotificationsWorker).runOnce();
 }
