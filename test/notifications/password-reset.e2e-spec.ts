@@ -10,7 +10,7 @@ import { simpleParser } from 'mailparser';
 import request from 'supertest';
 import { NotificationsWorker } from '../../src/notifications/notifications.worker.js';
 import { bearer, loginUser, registerUser, sendResetMail, TEST_PASSWORD } from '../support/auth.js';
-import { withClient } from '../support/database.js';
+import { queryRows } from '../support/database.js';
 import { startFakeSmtp, resetTokenOf } from '../support/fake-smtp.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -46,7 +46,7 @@ describe('password reset and account notices by email', () => {
   let worker: NotificationsWorker;
   const api = (path: string) => `/api/v1/auth/${path}`;
   const query = <T = Record<string, unknown>>(sql: string, params: unknown[] = []) =>
-    withClient(db.url, async (client) => (await client.query(sql, params)).rows as T[]);
+    queryRows<T>(db.url, sql, params);
 
   const askReset = (email: string) => request(t.http).post(api('password/reset')).send({ email });
 
@@ -351,14 +351,13 @@ describe('password reset limits', () => {
         'Too many password reset attempts. Please try again later.',
       );
     }
-    const jobs = await withClient(db.url, (client) =>
-      client.query(
-        `SELECT recipient, count(*)::int AS n FROM notification_jobs GROUP BY recipient
-                     HAVING recipient IN ($1, 'no-such-account@example.org') ORDER BY recipient`,
-        [user.email],
-      ),
+    const jobs = await queryRows<{ n: number }>(
+      db.url,
+      `SELECT recipient, count(*)::int AS n FROM notification_jobs GROUP BY recipient
+       HAVING recipient IN ($1, 'no-such-account@example.org') ORDER BY recipient`,
+      [user.email],
     );
-    expect(jobs.rows.map((row) => row.n)).toEqual([5, 5]);
+    expect(jobs.map((row) => row.n)).toEqual([5, 5]);
   });
 });
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { bearer, type HttpTarget } from './auth.js';
-import { withClient } from './database.js';
+import { queryRows } from './database.js';
 import { defaultPhoto, multipart, type PhotoPart } from './libraries.js';
 
 export { STAFF_REQUIRED } from './errors.js';
@@ -72,13 +72,12 @@ async function insertRow(
 ): Promise<number> {
   const columns = Object.keys(values);
   const placeholders = columns.map((_, index) => `$${index + 1}`);
-  return withClient(databaseUrl, async (client) => {
-    const { rows } = await client.query<{ id: number }>(
-      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING id`,
-      Object.values(values),
-    );
-    return rows[0].id;
-  });
+  const rows = await queryRows<{ id: number }>(
+    databaseUrl,
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING id`,
+    Object.values(values),
+  );
+  return rows[0].id;
 }
 
 /** Sets a library's moderation status directly. */
@@ -87,9 +86,7 @@ export async function setLibraryStatus(
   id: number,
   status: 'approved' | 'pending' | 'rejected',
 ): Promise<void> {
-  await withClient(databaseUrl, (client) =>
-    client.query('UPDATE libraries SET status = $1 WHERE id = $2', [status, id]),
-  );
+  await queryRows(databaseUrl, 'UPDATE libraries SET status = $1 WHERE id = $2', [status, id]);
 }
 
 /** Sets a community photo's status directly. */
@@ -98,9 +95,7 @@ export async function setPhotoStatus(
   id: number,
   status: 'approved' | 'pending' | 'rejected',
 ): Promise<void> {
-  await withClient(databaseUrl, (client) =>
-    client.query('UPDATE library_photos SET status = $1 WHERE id = $2', [status, id]),
-  );
+  await queryRows(databaseUrl, 'UPDATE library_photos SET status = $1 WHERE id = $2', [status, id]);
 }
 
 /** One number from a `SELECT count(*)::int AS n …` query. */
@@ -109,10 +104,7 @@ export async function countRows(
   sql: string,
   params: unknown[] = [],
 ): Promise<number> {
-  return withClient(databaseUrl, async (client) => {
-    const { rows } = await client.query<{ n: number }>(sql, params);
-    return rows[0].n;
-  });
+  return (await queryRows<{ n: number }>(databaseUrl, sql, params))[0].n;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
