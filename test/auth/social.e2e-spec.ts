@@ -1,6 +1,6 @@
 import type { JWTPayload } from 'jose';
 import request from 'supertest';
-import { bearer, loginUser, registerUser } from '../support/auth.js';
+import { bearer, deactivateUser, loginUser, registerUser } from '../support/auth.js';
 import { describeWithRedis, type TestApp, itWithDatabaseServer } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
 import { useTestSuite } from '../support/suite.js';
@@ -316,9 +316,7 @@ describe('POST /auth/social', () => {
         id_token: await appleToken(providers, { sub }),
       }).expect(200);
       const { id } = await me(first.body.access);
-      await withClient(db.url, (client) =>
-        client.query('UPDATE users SET is_active = false WHERE id = $1', [id]),
-      );
+      await deactivateUser(db.url, id);
       const res = await signIn({
         provider: 'apple',
         id_token: await appleToken(providers, { sub }),
