@@ -5,6 +5,7 @@
  */
 import type { DestinationStream } from 'pino';
 import request from 'supertest';
+import type { EventRow } from '../../src/map-contribution/contribution-rows.js';
 import type { TestApp } from '../support/app.js';
 import {
   bearer,
@@ -222,14 +223,8 @@ export async function contributionRow(
   return rows[0];
 }
 
-export interface EventRecord {
-  event_type: string;
-  outcome: string;
-  actor_id: number | null;
-  actor_username: string | null;
-  attempt_key: string | null;
-  details: Record<string, unknown>;
-}
+/** An event as the repository reads it, without its time. */
+export type EventRecord = Omit<EventRow, 'created_at'>;
 
 export async function eventRows(databaseUrl: string, libraryId: number): Promise<EventRecord[]> {
   return queryRows<EventRecord>(
