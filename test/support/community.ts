@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { bearer, type HttpTarget } from './auth.js';
 import { queryRows } from './database.js';
+export { countRows } from './database.js';
 import { defaultPhoto, multipart, type PhotoPart } from './libraries.js';
 
 export { STAFF_REQUIRED } from './errors.js';
@@ -96,15 +97,6 @@ export async function setPhotoStatus(
   status: 'approved' | 'pending' | 'rejected',
 ): Promise<void> {
   await queryRows(databaseUrl, 'UPDATE library_photos SET status = $1 WHERE id = $2', [status, id]);
-}
-
-/** One number from a `SELECT count(*)::int AS n …` query. */
-export async function countRows(
-  databaseUrl: string,
-  sql: string,
-  params: unknown[] = [],
-): Promise<number> {
-  return (await queryRows<{ n: number }>(databaseUrl, sql, params))[0].n;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -74,3 +74,12 @@ export async function queryRows<T = Record<string, unknown>>(
 ): Promise<T[]> {
   return withClient(url, async (client) => (await client.query(text, params)).rows as T[]);
 }
+
+/** The one number a `SELECT count(*)::int AS n …` statement answers. */
+export async function countRows(
+  url: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<number> {
+  return (await queryRows<{ n: number }>(url, text, params))[0].n;
+}
