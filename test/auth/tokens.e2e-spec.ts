@@ -25,6 +25,8 @@ describe('register, login, refresh, me', () => {
   const api = (path: string) => `/api/v1/auth/${path}`;
 
   const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
+  /** POST /auth/refresh with this refresh token. */
+  const refreshWith = (refresh: string) => request(t.http).post(api('refresh')).send({ refresh });
   /** GET /auth/me with this token as the bearer. */
   const getMe = (token: string) =>
     request(t.http).get(api('me')).set('Authorization', bearer(token));
@@ -308,10 +310,7 @@ describe('register, login, refresh, me', () => {
     it('200 with exactly {access}: a new access token of the same session', async () => {
       const user = await registerUser(t.http);
       t.clock.advance(2000);
-      const res = await request(t.http)
-        .post(api('refresh'))
-        .send({ refresh: user.refresh })
-        .expect(200);
+      const res = await refreshWith(user.refresh).expect(200);
       expect(Object.keys(res.body)).toEqual(['access']);
       const claims = claimsOf(res.body.access);
       expect(claims).toMatchObject({
@@ -325,8 +324,8 @@ describe('register, login, refresh, me', () => {
 
     it('reuses the refresh token (no rotation)', async () => {
       const user = await registerUser(t.http);
-      await request(t.http).post(api('refresh')).send({ refresh: user.refresh }).expect(200);
-      await request(t.http).post(api('refresh')).send({ refresh: user.refresh }).expect(200);
+      await refreshWith(user.refresh).expect(200);
+      await refreshWith(user.refresh).expect(200);
     });
 
     it.each([
@@ -348,16 +347,13 @@ describe('register, login, refresh, me', () => {
         ),
       ],
     ])('401 Invalid or expired refresh token. for a %s token', async (_name, refresh) => {
-      const res = await request(t.http).post(api('refresh')).send({ refresh }).expect(401);
+      const res = await refreshWith(refresh).expect(401);
       expect(res.body).toEqual(INVALID_REFRESH);
     });
 
     it('401 Invalid or expired refresh token. for an access token', async () => {
       const user = await registerUser(t.http);
-      const res = await request(t.http)
-        .post(api('refresh'))
-        .send({ refresh: user.access })
-        .expect(401);
+      const res = await refreshWith(user.access).expect(401);
       expect(res.body).toEqual(INVALID_REFRESH);
     });
 
@@ -372,29 +368,23 @@ describe('register, login, refresh, me', () => {
         },
         TEST_JWT_SECRET,
       );
-      const res = await request(t.http).post(api('refresh')).send({ refresh }).expect(401);
+      const res = await refreshWith(refresh).expect(401);
       expect(res.body).toEqual(INVALID_REFRESH);
     });
 
     it('401 for a refresh token of an inactive user', async () => {
       const user = await registerUser(t.http);
       await deactivateUser(db.url, user.id);
-      const res = await request(t.http)
-        .post(api('refresh'))
-        .send({ refresh: user.refresh })
-        .expect(401);
+      const res = await refreshWith(user.refresh).expect(401);
       expect(res.body).toEqual(INVALID_REFRESH);
     });
 
     it('401 once the refresh token has expired (30 days)', async () => {
       const user = await registerUser(t.http);
       t.clock.advance(30 * 86400 * 1000 - 1000);
-      await request(t.http).post(api('refresh')).send({ refresh: user.refresh }).expect(200);
+      await refreshWith(user.refresh).expect(200);
       t.clock.advance(1000);
-      const res = await request(t.http)
-        .post(api('refresh'))
-        .send({ refresh: user.refresh })
-        .expect(401);
+      const res = await refreshWith(user.refresh).expect(401);
       expect(res.body).toEqual(INVALID_REFRESH);
     });
 
@@ -469,10 +459,7 @@ describe('register, login, refresh, me', () => {
       t.clock.advance(1000);
       const res = await getMe(user.access).expect(401);
       expect(res.body).toEqual(UNAUTHORIZED);
-      const refreshed = await request(t.http)
-        .post(api('refresh'))
-        .send({ refresh: user.refresh })
-        .expect(200);
+      const refreshed = await refreshWith(user.refresh).expect(200);
       await getMe(refreshed.body.access).expect(200);
     });
 
