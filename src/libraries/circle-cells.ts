@@ -122,12 +122,20 @@ function runs(cells: { level: number; cx: number; cy: number }[]): CellRun[] {
   return out;
 }
 
+/** The few coarse cells around a circle, and the levels circleCells works at (circleCover). */
+export interface CircleCover {
+  /** Runs of the coarse cells (level `start`, about the circle's diameter wide) that cover the whole circle. */
+  cover: CellRun[];
+  start: number;
+  edgeLevel: number;
+}
+
 /**
- * The cells of the circle (geodesic, `radiusMeters` around lat/lng), or null when counting them does not pay (a
- * circle a few finest cells across) or the grid cannot serve it (the circle reaches a pole, Mercator's limit or the
- * antimeridian).
+ * The coarse cells that cover the circle, or null when the grid cannot serve it (see circleCells): a handful of
+ * cells and no distance, so cheap enough for every request. Their libraries bound the circle's (GRID_COUNT_FROM in
+ * list-query.ts decides from it whether circleCells is worth computing).
  */
-export function circleCells(lat: number, lng: number, radiusMeters: number): CircleCells | null {
+export function circleCover(lat: number, lng: number, radiusMeters: number): CircleCover | null {
   const box = nearBox(lat, lng, radiusMeters);
   if (!box || box.maxLat >= MERCATOR_LAT - 1 || box.minLat <= -MERCATOR_LAT + 1) return null;
   const diameterX = gridX(box.maxLng) - gridX(box.minLng);
@@ -139,14 +147,30 @@ export function circleCells(lat: number, lng: number, radiusMeters: number): Cir
   while (edgeLevel > 0 && diameter * across(edgeLevel - 1) >= EDGE_CELLS_ACROSS) edgeLevel -= 1;
   let start = edgeLevel;
   while (start > 0 && diameter * across(start - 1) >= 2) start -= 1;
+  const cover: CellRun[] = [];
+  for (let cy = cellOf(gridY(box.maxLat), start); cy <= cellOf(gridY(box.minLat), start); cy++)
+    cover.push({
+      level: start,
+      cy,
+      x0: cellOf(gridX(box.minLng), start),
+      x1: cellOf(gridX(box.maxLng), start),
+    });
+  return { cover, start, edgeLevel };
+}
 
+/**
+ * The cells of the circle (geodesic, `radiusMeters` around lat/lng), or null when counting them does not pay (a
+ * circle a few finest cells across) or the grid cannot serve it (the circle reaches a pole, Mercator's limit or the
+ * antimeridian). A few thousand cells classified: about 1–3 ms of Node, so only for circles the grid serves.
+ */
+export function circleCells(lat: number, lng: number, radiusMeters: number): CircleCells | null {
+  const found = circleCover(lat, lng, radiusMeters);
+  if (!found) return null;
+  const { cover, start, edgeLevel } = found;
   const inside: { level: number; cx: number; cy: number }[] = [];
   const edge: { level: number; cx: number; cy: number }[] = [];
   let pending: { cx: number; cy: number }[] = [];
-  for (let cy = cellOf(gridY(box.maxLat), start); cy <= cellOf(gridY(box.minLat), start); cy++)
-    for (let cx = cellOf(gridX(box.minLng), start); cx <= cellOf(gridX(box.maxLng), start); cx++)
-      pending.push({ cx, cy });
-  const cover = runs(pending.map(({ cx, cy }) => ({ level: start, cx, cy })));
+  for (const { cy, x0, x1 } of cover) for (let cx = x0; cx <= x1; cx++) pending.push({ cx, cy });
   for (let level = start; level <= edgeLevel; level++) {
     const next: { cx: number; cy: number }[] = [];
     for (const { cx, cy } of pending) {

@@ -1,5 +1,6 @@
 import {
   byIdsQuery,
+  circleGridCountQuery,
   countAndPageQuery,
   countQuery,
   countsFromAggregate,
@@ -144,11 +145,49 @@ describe('list-query', () => {
   });
 
   it('reads no more rows for the page than the count found past the offset', () => {
-    for (const search of [{}, { near: { lat: 1, lng: 1, radiusMeters: 5000 } }, { city: 'x' }]) {
+    for (const search of [{}, { near: { lat: 1, lng: 1, radiusMeters: 200 } }, { city: 'x' }]) {
       const { text } = countAndPageQuery(search, null, 20, 40);
       expect(text).toMatch(/LEFT JOIN LATERAL/);
       expect(text).toMatch(/LIMIT least\(\$\d+::int, greatest\(t\.total - \$\d+::int, 0\)\)/);
     }
+    // A circle the grid may count: up to the page's end while the total is NULL (left to circleGridCountQuery).
+    const { text } = countAndPageQuery(
+      { near: { lat: 1, lng: 1, radiusMeters: 5000 } },
+      null,
+      20,
+      40,
+    );
+    expect(text).toMatch(
+      /LIMIT least\(\$(\d+)::int, greatest\(coalesce\(t\.total, \$(\d+)::int \+ \$\1::int\) - \$\2::int, 0\)\)/,
+    );
+  });
+
+  it('sends a circle’s grid cells only in the grid’s own count, never with the page', () => {
+    const arrays = (statement: Statement) =>
+      statement.params.filter((p): p is unknown[] => Array.isArray(p));
+    for (const radiusMeters of [1000, 5000, 25_000, 50_000]) {
+      const search = { near: { lat: 52.52, lng: 13.4, radiusMeters }, hasPhoto: true };
+      // The page's statement holds the few coarse cells around the circle (one run per row) and no grid cell.
+      const page = countAndPageQuery(search, null, 20, 0);
+      expectConsistent(page);
+      expect(page.text).toContain('THEN (SELECT count(*) FROM libraries l');
+      expect(page.text).toMatch(/true\)\) END\)::int AS total OFFSET 0\) t/);
+      expect(page.text).not.toMatch(/float8\[\]|bookcase_map_cell/);
+      const cover = arrays(page);
+      expect(cover).toHaveLength(4);
+      expect(cover.every((a) => a.length > 0 && a.length <= 6)).toBe(true);
+      // The grid's count, sent only when that total is NULL: inside runs and edge runs.
+      const grid = circleGridCountQuery(search)!;
+      expectConsistent(grid);
+      expect(grid.text).toContain('bookcase_map_cell');
+      expect(grid.text).not.toContain('CASE');
+      expect(arrays(grid).length).toBe(11);
+    }
+    expect(circleGridCountQuery({ near: { lat: 52.52, lng: 13.4, radiusMeters: 200 } })).toBeNull();
+    expect(circleGridCountQuery({ near: { lat: 52.52, lng: 13.4 } })).toBeNull();
+    expect(
+      circleGridCountQuery({ near: { lat: 52.52, lng: 13.4, radiusMeters: 5000 }, q: 'x' }),
+    ).toBeNull();
   });
 
   describe('q', () => {

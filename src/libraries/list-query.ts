@@ -3,7 +3,13 @@
  * sends (count, page, count and page together, the ids of a ranked page, rows by id) comes from here, so unit tests
  * pin it (`list-query.spec.ts` and its committed SQL snapshots) and the query-plan tests EXPLAIN exactly what runs.
  */
-import { circleCells, type CellRun } from './circle-cells.js';
+import {
+  circleCells,
+  circleCover,
+  type CellRun,
+  type CircleCover,
+  type EdgeRun,
+} from './circle-cells.js';
 import { nearBox } from './near-box.js';
 
 /** Everything a public list can filter and order by (validated by the query DTO). */
@@ -338,12 +344,17 @@ export function countAndPageQuery(
     };
   }
   const counting = new Sql(sql.params);
-  const cells = circleCount(counting, search);
+  const cover = gridCover(search);
   let total: string;
+  // A circle's total is NULL when the grid must count it (circleGridCountQuery, sent next); the page is then read
+  // nearest first up to the page's end, within the box of libraries_location_idx's condition.
+  let circle = false;
   if (countsFromAggregate(search)) total = `SELECT ${aggregateCount(counting, search)} AS total`;
   // OFFSET 0 keeps the subquery whole: pulled up, its expression would be computed for the LIMIT and the column alike.
-  else if (cells) total = `SELECT ${cells} AS total OFFSET 0`;
-  else {
+  else if (cover) {
+    total = `SELECT ${sparseCircleCount(counting, search, cover)} AS total OFFSET 0`;
+    circle = true;
+  } else {
     addListConditions(counting, search, 'count');
     total = `SELECT count(*)::int AS total FROM libraries l ${counting.whereClause()}`;
   }
@@ -353,10 +364,13 @@ export function countAndPageQuery(
   // fetches, 450 ms cold).
   const limitParam = sql.param(limit);
   const offsetParam = sql.param(offset);
+  const counted = circle
+    ? `coalesce(t.total, ${offsetParam}::int + ${limitParam}::int)`
+    : 't.total';
   return {
     text: `SELECT t.total, p.* FROM (${total}) t
        LEFT JOIN LATERAL (SELECT ${columns} FROM libraries l ${sql.whereClause()}
-         ORDER BY ${order} LIMIT least(${limitParam}::int, greatest(t.total - ${offsetParam}::int, 0))
+         ORDER BY ${order} LIMIT least(${limitParam}::int, greatest(${counted} - ${offsetParam}::int, 0))
          OFFSET ${offsetParam}) p ON true`,
     params: sql.params,
   };
@@ -647,40 +661,79 @@ export function placeCountAndPageQuery(
   };
 }
 
-/**
- * The exact count of a proximity circle (with `country`, `has_photo` or neither) from the map's grid, as a scalar
- * expression, or null when circleCells declines (small circles, poles, the antimeridian) or other filters apply.
- * The cells inside the circle are summed from library_map_cells (its country and has_photo facets are the list's);
- * in the edge cells each library is tested as the plain count tests it: the box narrows libraries_approved_point_idx,
- * the grid's own cell functions keep exactly the run's cells (a library on a shared border belongs to one), and
- * _ST_DWithin decides. A dense 5 km circle (Berlin, 14,945 libraries at 1M) counted every match (64–79 ms cold); here
- * it reads about a thousand cell rows and the libraries of a ~100 m ring.
- */
 /** From this many libraries around a circle on (an upper bound from coarse cells), its count reads the grid. */
 export const GRID_COUNT_FROM = 3000;
 
-function circleCount(sql: Sql, search: LibrarySearch, gridFrom = GRID_COUNT_FROM): string | null {
+/**
+ * The coarse cells around a proximity circle the grid can count (with `country`, `has_photo` or neither), or null
+ * when circleCover declines (small circles, poles, the antimeridian) or other filters apply.
+ */
+function gridCover(search: LibrarySearch): CircleCover | null {
   const near = search.near;
   if (!near || near.radiusMeters === undefined || search.q || search.search) return null;
   if (search.city || search.postalCode) return null;
-  const cells = circleCells(near.lat, near.lng, near.radiusMeters);
-  if (!cells) return null;
-  const column = <T>(rows: T[], pick: (row: T) => number) => sql.param(rows.map(pick));
-  const { inside, edge } = cells;
-  const country = search.country ? sql.param(search.country.toUpperCase()) : null;
-  const facets = [
-    country ? ` AND c.country = ${country}` : '',
+  return circleCover(near.lat, near.lng, near.radiusMeters);
+}
+
+/** The circle's filters on library_map_cells' facets (`c`): the list's country and has_photo. */
+function cellFacets(sql: Sql, search: LibrarySearch): string {
+  return [
+    search.country ? ` AND c.country = ${sql.param(search.country.toUpperCase())}` : '',
     search.hasPhoto === undefined ? '' : ` AND c.has_photo = ${sql.param(search.hasPhoto)}`,
   ].join('');
-  // Both parts loop over the runs with an aggregate per run: a join would let the planner sort and merge on the
-  // cell expressions instead of one index range (or GiST box) per run (measured at 1M: 3 s instead of 10 ms).
-  const cellSum = (runs: CellRun[]) => `(SELECT coalesce(sum(k.n), 0)
-      FROM unnest(${column(runs, (r) => r.level)}::int[], ${column(runs, (r) => r.cy)}::int[],
-                  ${column(runs, (r) => r.x0)}::int[], ${column(runs, (r) => r.x1)}::int[]) AS r(level, cy, x0, x1)
+}
+
+/**
+ * The libraries of runs of grid cells, with the circle's facets, as a scalar expression. It loops over the runs with
+ * an aggregate per run: a join would let the planner sort and merge on the cell expressions instead of one index
+ * range per run (measured at 1M: 3 s instead of 10 ms).
+ */
+function cellSum(sql: Sql, runs: CellRun[], facets: string): string {
+  const column = (pick: (row: CellRun) => number) => sql.param(runs.map(pick));
+  return `(SELECT coalesce(sum(k.n), 0)
+      FROM unnest(${column((r) => r.level)}::int[], ${column((r) => r.cy)}::int[],
+                  ${column((r) => r.x0)}::int[], ${column((r) => r.x1)}::int[]) AS r(level, cy, x0, x1)
       CROSS JOIN LATERAL (SELECT sum(c.count) AS n FROM library_map_cells c
         WHERE c.level = r.level AND c.cy = r.cy AND c.cx BETWEEN r.x0 AND r.x1${facets}) k)`;
-  const insideSum = cellSum(inside);
-  const bound = cellSum(cells.cover);
+}
+
+/**
+ * The count of a circle library by library, or NULL when the coarse cells around it hold `gridFrom` libraries or
+ * more: a circle with few libraries costs less counted one by one than through the grid's fixed part (measured at
+ * 1M over random circles: 1.3–2.3 pg CPU-ms per count library by library, 2.6–3.3 through the grid), and its grid
+ * cells need not be computed at all (circleCells: 1–3 ms of Node per circle). A NULL is then counted by
+ * circleGridCountQuery.
+ */
+function sparseCircleCount(
+  sql: Sql,
+  search: LibrarySearch,
+  cover: CircleCover,
+  gridFrom = GRID_COUNT_FROM,
+): string {
+  const bound = cellSum(sql, cover.cover, cellFacets(sql, search));
+  const plain = new Sql(sql.params);
+  addListConditions(plain, search, 'count');
+  return `(CASE WHEN ${bound} < ${gridFrom}
+      THEN (SELECT count(*) FROM libraries l ${plain.whereClause()}) END)::int`;
+}
+
+/**
+ * The exact count of a proximity circle from the map's grid, as a scalar expression, or null when the grid cannot
+ * serve it (gridCover). The cells inside the circle are summed from library_map_cells (its country and has_photo
+ * facets are the list's); in the edge cells each library is tested as the plain count tests it: the box narrows
+ * libraries_approved_point_idx, the grid's own cell functions keep exactly the run's cells (a library on a shared
+ * border belongs to one), and _ST_DWithin decides. A dense 5 km circle (Berlin, 14,945 libraries at 1M) counted
+ * every match (64–79 ms cold); here it reads about a thousand cell rows and the libraries of a ~100 m ring.
+ */
+function gridCircleCount(sql: Sql, search: LibrarySearch): string | null {
+  const near = search.near;
+  if (!near || near.radiusMeters === undefined || !gridCover(search)) return null;
+  const cells = circleCells(near.lat, near.lng, near.radiusMeters);
+  if (!cells) return null;
+  const { inside, edge } = cells;
+  const column = (pick: (row: EdgeRun) => number) => sql.param(edge.map(pick));
+  const country = search.country ? sql.param(search.country.toUpperCase()) : null;
+  const insideSum = cellSum(sql, inside, cellFacets(sql, search));
   const level = sql.param(cells.edgeLevel);
   const point = `ST_SetSRID(ST_MakePoint(${sql.param(near.lng)}, ${sql.param(near.lat)}), 4326)::geography`;
   const tested = new Sql(sql.params);
@@ -694,20 +747,25 @@ function circleCount(sql: Sql, search: LibrarySearch, gridFrom = GRID_COUNT_FROM
   if (country) tested.and(`l.country = ${country}`);
   if (search.hasPhoto === true) tested.and(HAS_PHOTO);
   if (search.hasPhoto === false) tested.and(`NOT ${HAS_PHOTO}`);
-  const edgeCount = `(SELECT coalesce(sum(m.n), 0) FROM unnest(${column(edge, (r) => r.cy)}::int[],
-        ${column(edge, (r) => r.x0)}::int[], ${column(edge, (r) => r.x1)}::int[],
-        ${column(edge, (r) => r.west)}::float8[], ${column(edge, (r) => r.east)}::float8[],
-        ${column(edge, (r) => r.south)}::float8[], ${column(edge, (r) => r.north)}::float8[])
+  const edgeCount = `(SELECT coalesce(sum(m.n), 0) FROM unnest(${column((r) => r.cy)}::int[],
+        ${column((r) => r.x0)}::int[], ${column((r) => r.x1)}::int[],
+        ${column((r) => r.west)}::float8[], ${column((r) => r.east)}::float8[],
+        ${column((r) => r.south)}::float8[], ${column((r) => r.north)}::float8[])
         AS e(cy, x0, x1, west, east, south, north)
       CROSS JOIN LATERAL (SELECT count(*) AS n FROM libraries l ${tested.whereClause()}) m)`;
-  // Only when it pays: a circle with few libraries (the few coarse cells around it hold at most GRID_COUNT_FROM)
-  // is counted library by library, which costs less than the grid's fixed part (measured at 1M over random
-  // circles: 1.3–2.3 pg CPU-ms per count library by library, 2.6–3.3 through the grid).
-  const plain = new Sql(sql.params);
-  addListConditions(plain, search, 'count');
-  return `(CASE WHEN ${bound} < ${gridFrom}
-      THEN (SELECT count(*) FROM libraries l ${plain.whereClause()})
-      ELSE ${insideSum} + ${edgeCount} END)::int`;
+  return `(${insideSum} + ${edgeCount})::int`;
+}
+
+/**
+ * The exact count of a proximity circle in one expression, library by library or from the grid as
+ * sparseCircleCount chooses; null when the grid cannot serve the circle. countQuery's form: it computes the grid
+ * cells whatever the choice, so the list itself sends sparseCircleCount and, when that is NULL, circleGridCountQuery.
+ */
+function circleCount(sql: Sql, search: LibrarySearch, gridFrom = GRID_COUNT_FROM): string | null {
+  const cover = gridCover(search);
+  const grid = cover && gridCircleCount(sql, search);
+  if (!cover || !grid) return null;
+  return `coalesce(${sparseCircleCount(sql, search, cover, gridFrom)}, ${grid})`;
 }
 
 /** Whether a list filters by both places (with `country`, `has_photo` or neither) and nothing else. */
@@ -803,5 +861,15 @@ function bothPlacesCountAndPageQuery(
 export function circleCountQuery(search: LibrarySearch, gridFrom: number): Statement | null {
   const sql = new Sql();
   const count = circleCount(sql, search, gridFrom);
+  return count ? { text: `SELECT ${count} AS n`, params: sql.params } : null;
+}
+
+/**
+ * The count of a proximity circle from the grid alone: what the list sends when countAndPageQuery's total is NULL
+ * (a circle whose coarse cells hold GRID_COUNT_FROM libraries or more). Null when the grid cannot serve the circle.
+ */
+export function circleGridCountQuery(search: LibrarySearch): Statement | null {
+  const sql = new Sql();
+  const count = gridCircleCount(sql, search);
   return count ? { text: `SELECT ${count} AS n`, params: sql.params } : null;
 }
