@@ -17,6 +17,7 @@ import { TextSearchCounts1765500000000 } from './1765500000000-text-search-count
 import { LibraryPlaceCounts1765550000000 } from './1765550000000-library-place-counts.js';
 import { MapCellsCovering1765700000000 } from './1765700000000-map-cells-covering.js';
 import { FavouritesApproved1765800000000 } from './1765800000000-favourites-approved.js';
+import { ProximityUnitVector1766100000000 } from './1766100000000-proximity-unit-vector.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   LibraryPlaceCounts1765550000000,
   MapCellsCovering1765700000000,
   FavouritesApproved1765800000000,
+  ProximityUnitVector1766100000000,
 ];

@@ -517,6 +517,17 @@ CREATE FUNCTION public.bookcase_unaccent(text) RETURNS text
     AS $_$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $_$;
 
 --
+-- Name: bookcase_unit_vector(public.geography); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_unit_vector(g public.geography) RETURNS public.geometry
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$ SELECT public.ST_MakePoint(
+                cos(radians(public.ST_Y(g::public.geometry))) * cos(radians(public.ST_X(g::public.geometry))),
+                cos(radians(public.ST_Y(g::public.geometry))) * sin(radians(public.ST_X(g::public.geometry))),
+                sin(radians(public.ST_Y(g::public.geometry)))) $$;
+
+--
 -- Name: map_contribution_events_append_only(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1736,6 +1747,12 @@ CREATE INDEX libraries_approved_point_idx ON public.libraries USING gist (point(
 --
 
 CREATE INDEX libraries_approved_postal_code_created_idx ON public.libraries USING btree (postal_code, country, created_at DESC, id DESC) INCLUDE (city) WHERE ((status)::text = 'approved'::text);
+
+--
+-- Name: libraries_approved_unit_vector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_unit_vector_idx ON public.libraries USING gist (public.bookcase_unit_vector(location) public.gist_geometry_ops_nd) WHERE ((status)::text = 'approved'::text);
 
 --
 -- Name: libraries_city_trgm_idx; Type: INDEX; Schema: public; Owner: -

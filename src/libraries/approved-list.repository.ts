@@ -6,7 +6,7 @@ import type { ListItemRow } from './library.row.js';
 import { ListCache, type ListCacheStats } from './list-cache.js';
 import {
   byIdsQuery,
-  circleGridCountQuery,
+  circleGridCountAndPageQuery,
   countAndPageQuery,
   countQuery,
   countsFromAggregate,
@@ -103,21 +103,22 @@ export class ApprovedListRepository {
     offset: number,
   ): Promise<{ total: number; rows: ListItemRow[] | undefined }> {
     const load = async () => {
-      const { text, params } = countAndPageQuery(search, userId, limit, offset);
-      const result = await this.reader.read<ListItemRow & { total: number }>(
-        text,
-        params,
+      const first = countAndPageQuery(search, userId, limit, offset);
+      let result = await this.reader.read<ListItemRow & { total: number | null }>(
+        first.text,
+        first.params,
         worthPreparing(search),
       );
+      if (result[0].total === null) {
+        // A circle with many libraries around it: counted from the map's grid, whose cells are computed only now,
+        // with its page (the first statement read no row).
+        const grid = circleGridCountAndPageQuery(search, userId, limit, offset);
+        if (!grid) throw new Error('A circle count was left to the grid, which cannot serve it');
+        result = await this.reader.read(grid.text, grid.params, true);
+      }
       // Every row keeps its `total`, which nothing reads: removing it with a rest spread (V8 copies each
       // 34-column row into a new object) cost about 25 µs per page of 20 rows.
-      const rows = result.filter((row) => row.id !== null);
-      if (result[0].total !== null) return { total: result[0].total, rows };
-      // A circle with many libraries around it: counted from the map's grid, whose cells are computed only now.
-      const grid = circleGridCountQuery(search);
-      if (!grid) throw new Error('A circle count was left to the grid, which cannot serve it');
-      const [{ n }] = await this.reader.read<{ n: number }>(grid.text, grid.params, true);
-      return { total: n, rows };
+      return { total: result[0].total ?? 0, rows: result.filter((row) => row.id !== null) };
     };
     if (countsFromAggregate(search)) return load();
     let rows: ListItemRow[] | undefined;

@@ -1,6 +1,6 @@
 import {
   byIdsQuery,
-  circleGridCountQuery,
+  circleGridCountAndPageQuery,
   countAndPageQuery,
   countQuery,
   countsFromAggregate,
@@ -150,7 +150,7 @@ describe('list-query', () => {
       expect(text).toMatch(/LEFT JOIN LATERAL/);
       expect(text).toMatch(/LIMIT least\(\$\d+::int, greatest\(t\.total - \$\d+::int, 0\)\)/);
     }
-    // A circle the grid may count: up to the page's end while the total is NULL (left to circleGridCountQuery).
+    // A circle the grid may count: nothing while the total is NULL (circleGridCountAndPageQuery reads the page).
     const { text } = countAndPageQuery(
       { near: { lat: 1, lng: 1, radiusMeters: 5000 } },
       null,
@@ -158,7 +158,7 @@ describe('list-query', () => {
       40,
     );
     expect(text).toMatch(
-      /LIMIT least\(\$(\d+)::int, greatest\(coalesce\(t\.total, \$(\d+)::int \+ \$\1::int\) - \$\2::int, 0\)\)/,
+      /LIMIT least\(\$\d+::int, greatest\(coalesce\(t\.total, 0\) - \$\d+::int, 0\)\)/,
     );
   });
 
@@ -176,18 +176,19 @@ describe('list-query', () => {
       const cover = arrays(page);
       expect(cover).toHaveLength(4);
       expect(cover.every((a) => a.length > 0 && a.length <= 6)).toBe(true);
-      // The grid's count, sent only when that total is NULL: inside runs and edge runs.
-      const grid = circleGridCountQuery(search)!;
+      // The grid's count and the page, sent only when that total is NULL: inside runs and edge runs.
+      const grid = circleGridCountAndPageQuery(search, 7, 20, 0)!;
       expectConsistent(grid);
+      expect(grid.params.slice(-2)).toEqual([20, 0]);
       expect(grid.text).toContain('bookcase_map_cell');
       expect(grid.text).not.toContain('CASE');
+      expect(grid.text).toMatch(/LIMIT least\(\$\d+::int, greatest\(t\.total - \$\d+::int, 0\)\)/);
       expect(arrays(grid).length).toBe(11);
     }
-    expect(circleGridCountQuery({ near: { lat: 52.52, lng: 13.4, radiusMeters: 200 } })).toBeNull();
-    expect(circleGridCountQuery({ near: { lat: 52.52, lng: 13.4 } })).toBeNull();
-    expect(
-      circleGridCountQuery({ near: { lat: 52.52, lng: 13.4, radiusMeters: 5000 }, q: 'x' }),
-    ).toBeNull();
+    const grid = (search: LibrarySearch) => circleGridCountAndPageQuery(search, null, 20, 0);
+    expect(grid({ near: { lat: 52.52, lng: 13.4, radiusMeters: 200 } })).toBeNull();
+    expect(grid({ near: { lat: 52.52, lng: 13.4 } })).toBeNull();
+    expect(grid({ near: { lat: 52.52, lng: 13.4, radiusMeters: 5000 }, q: 'x' })).toBeNull();
   });
 
   describe('q', () => {
@@ -245,7 +246,7 @@ describe('list-query', () => {
     it('keeps the distance order of q with proximity, and the substring order of search', () => {
       expect(
         countAndPageQuery({ q: 'buch', near: { lat: 1, lng: 1 } }, null, 20, 0).text,
-      ).toContain('ORDER BY l.location <->');
+      ).toContain('ORDER BY bookcase_unit_vector(l.location) <<->>');
       const search = countAndPageQuery({ q: 'buch', search: 'x' }, null, 20, 0).text;
       expect(search).not.toContain('library_search_prefixes');
       expect(search).toContain('l.search_text LIKE');

@@ -228,15 +228,43 @@ export function addListConditions(
         `${APPROVED_POINT} <@ box(${corner(box.minLng, box.minLat)}, ${corner(box.maxLng, box.maxLat)})`,
       );
       sql.and(`_ST_DWithin(l.location, ${point}, ${sql.param(radiusMeters)}, true)`);
+    } else if (radiusMeters !== undefined && ordered) {
+      // The page: nearest first from libraries_approved_unit_vector_idx, each row tested as it comes. Every row the
+      // walk reads before the page's last is nearer than it, so inside the circle too: it reads the page and the
+      // rows before it, no more (the LIMIT stops at the count). ST_DWithin's box drew PostgreSQL to
+      // libraries_location_idx instead, reading and sorting every row of the circle's box (a dense 5 km circle at
+      // 1M: 18,000 buffers, 440 ms cold). The walk stays within the box of unit vectors that holds the circle
+      // (unitVectorReach).
+      sql.and(
+        `bookcase_unit_vector(l.location) &&& ST_Expand(bookcase_unit_vector(${point}), ${sql.param(unitVectorReach(radiusMeters))})`,
+      );
+      sql.and(`_ST_DWithin(l.location, ${point}, ${sql.param(radiusMeters)}, true)`);
     } else if (radiusMeters !== undefined) {
       sql.and(`ST_DWithin(l.location, ${point}, ${sql.param(radiusMeters)})`);
     }
     // The distance alone: with a tie-breaker after it PostgreSQL 15 cannot take the order from the GiST index
-    // (a KNN scan) and would compute and sort the distance of every approved row instead.
-    order = `l.location <-> ${point}`;
+    // (a KNN scan) and would compute and sort the distance of every approved row instead. The order of
+    // `l.location <-> point` (the sphere's distance), from libraries_approved_unit_vector_idx (migration
+    // 1766100000000): libraries_location_idx's KNN walk read nearly all of its 24,000 pages from a point far from
+    // every library (at 1M: up to 830 ms for 20 rows).
+    order = `bookcase_unit_vector(l.location) <<->> bookcase_unit_vector(${point})`;
     rank = undefined;
   }
   return { order, rank };
+}
+
+/** Mean Earth radius (m), the sphere of `<->` on geography and of bookcase_unit_vector. */
+const SPHERE_RADIUS_M = 6_371_008.8;
+
+/**
+ * Half the side of a box around a unit vector (bookcase_unit_vector) that holds the unit vectors of every point within
+ * `radiusMeters` (geodesic, as ST_DWithin on geography measures it): the straight line between two unit vectors is
+ * never longer than the angle between them, and the geodesic on the spheroid is at least 0.994 of the sphere's
+ * distance (circle-cells.ts, SHORTEST). Rounded outwards (1 %, and 1e-6 ≈ 6 m against the index's single-precision
+ * boxes). Only narrows an exact test.
+ */
+export function unitVectorReach(radiusMeters: number): number {
+  return radiusMeters / 0.99 / SPHERE_RADIUS_M + 1e-6;
 }
 
 /** The count statement of a public list (also what query-plan tests EXPLAIN and what keys the count memo). */
@@ -346,27 +374,37 @@ export function countAndPageQuery(
   const counting = new Sql(sql.params);
   const cover = gridCover(search);
   let total: string;
-  // A circle's total is NULL when the grid must count it (circleGridCountQuery, sent next); the page is then read
-  // nearest first up to the page's end, within the box of libraries_location_idx's condition.
-  let circle = false;
   if (countsFromAggregate(search)) total = `SELECT ${aggregateCount(counting, search)} AS total`;
-  // OFFSET 0 keeps the subquery whole: pulled up, its expression would be computed for the LIMIT and the column alike.
-  else if (cover) {
-    total = `SELECT ${sparseCircleCount(counting, search, cover)} AS total OFFSET 0`;
-    circle = true;
-  } else {
+  // A circle's total is NULL when the grid must count it: the page is then read by circleGridCountAndPageQuery,
+  // sent next with the grid's count (LIMIT 0 here reads nothing). OFFSET 0 keeps the subquery whole: pulled up, its
+  // expression would be computed for the LIMIT and the column alike.
+  else if (cover) total = `SELECT ${sparseCircleCount(counting, search, cover)} AS total OFFSET 0`;
+  else {
     addListConditions(counting, search, 'count');
     total = `SELECT count(*)::int AS total FROM libraries l ${counting.whereClause()}`;
   }
-  // The page reads at most the rows the count found past `offset` (LIMIT 0 reads nothing): a walk of
-  // libraries_location_idx nearest first otherwise goes on through every row of the index's box that fails the
-  // radius once the circle's few matches are found (at 1M, an empty 25 km circle beside a city: 4,277 heap
-  // fetches, 450 ms cold).
+  return pageAfterCount(sql, columns, order, total, cover !== null, limit, offset);
+}
+
+/**
+ * The count (`total`, a subquery of one row) and the page of a list ordered by date or distance, in one statement.
+ * The page reads at most the rows the count found past `offset` (LIMIT 0 reads nothing, nor does a NULL total when
+ * `nullable`): nearest first, a walk otherwise goes on through every row of the index's box that fails the radius
+ * once the circle's few matches are found (at 1M, an empty 25 km circle beside a city: 4,277 heap fetches, 450 ms
+ * cold).
+ */
+function pageAfterCount(
+  sql: Sql,
+  columns: string,
+  order: string,
+  total: string,
+  nullable: boolean,
+  limit: number,
+  offset: number,
+): Statement {
   const limitParam = sql.param(limit);
   const offsetParam = sql.param(offset);
-  const counted = circle
-    ? `coalesce(t.total, ${offsetParam}::int + ${limitParam}::int)`
-    : 't.total';
+  const counted = nullable ? 'coalesce(t.total, 0)' : 't.total';
   return {
     text: `SELECT t.total, p.* FROM (${total}) t
        LEFT JOIN LATERAL (SELECT ${columns} FROM libraries l ${sql.whereClause()}
@@ -374,6 +412,26 @@ export function countAndPageQuery(
          OFFSET ${offsetParam}) p ON true`,
     params: sql.params,
   };
+}
+
+/**
+ * The count of a proximity circle from the map's grid and its page, in one statement: what the list sends when
+ * countAndPageQuery's total is NULL (a circle whose coarse cells hold GRID_COUNT_FROM libraries or more). Null when
+ * the grid cannot serve the circle.
+ */
+export function circleGridCountAndPageQuery(
+  search: LibrarySearch,
+  userId: number | null,
+  limit: number,
+  offset: number,
+): Statement | null {
+  const sql = new Sql();
+  const { order } = addListConditions(sql, search, 'page');
+  const columns = [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
+  const count = gridCircleCount(new Sql(sql.params), search);
+  if (!count) return null;
+  const total = `SELECT ${count} AS total OFFSET 0`;
+  return pageAfterCount(sql, columns, order, total, false, limit, offset);
 }
 
 /**
@@ -701,8 +759,8 @@ function cellSum(sql: Sql, runs: CellRun[], facets: string): string {
  * The count of a circle library by library, or NULL when the coarse cells around it hold `gridFrom` libraries or
  * more: a circle with few libraries costs less counted one by one than through the grid's fixed part (measured at
  * 1M over random circles: 1.3–2.3 pg CPU-ms per count library by library, 2.6–3.3 through the grid), and its grid
- * cells need not be computed at all (circleCells: 1–3 ms of Node per circle). A NULL is then counted by
- * circleGridCountQuery.
+ * cells need not be computed at all (circleCells: 0.3–1 ms of Node per circle). A NULL is then counted by
+ * circleGridCountAndPageQuery.
  */
 function sparseCircleCount(
   sql: Sql,
@@ -759,7 +817,8 @@ function gridCircleCount(sql: Sql, search: LibrarySearch): string | null {
 /**
  * The exact count of a proximity circle in one expression, library by library or from the grid as
  * sparseCircleCount chooses; null when the grid cannot serve the circle. countQuery's form: it computes the grid
- * cells whatever the choice, so the list itself sends sparseCircleCount and, when that is NULL, circleGridCountQuery.
+ * cells whatever the choice, so the list itself sends sparseCircleCount and, when that is NULL,
+ * circleGridCountAndPageQuery.
  */
 function circleCount(sql: Sql, search: LibrarySearch, gridFrom = GRID_COUNT_FROM): string | null {
   const cover = gridCover(search);
@@ -861,15 +920,5 @@ function bothPlacesCountAndPageQuery(
 export function circleCountQuery(search: LibrarySearch, gridFrom: number): Statement | null {
   const sql = new Sql();
   const count = circleCount(sql, search, gridFrom);
-  return count ? { text: `SELECT ${count} AS n`, params: sql.params } : null;
-}
-
-/**
- * The count of a proximity circle from the grid alone: what the list sends when countAndPageQuery's total is NULL
- * (a circle whose coarse cells hold GRID_COUNT_FROM libraries or more). Null when the grid cannot serve the circle.
- */
-export function circleGridCountQuery(search: LibrarySearch): Statement | null {
-  const sql = new Sql();
-  const count = gridCircleCount(sql, search);
   return count ? { text: `SELECT ${count} AS n`, params: sql.params } : null;
 }

@@ -6,6 +6,7 @@
  */
 import request from 'supertest';
 import {
+  circleGridCountAndPageQuery,
   countAndPageQuery,
   countQuery,
   pageQuery,
@@ -97,17 +98,17 @@ describe('query plans of the library list', () => {
   const page = (search: LibrarySearch) => explain(pageQuery(search, null, 20, 0));
   const count = (search: LibrarySearch) => explain(countQuery(search));
 
-  it('proximity (nearest first) walks libraries_location_idx', async () => {
+  it('proximity (nearest first) walks libraries_approved_unit_vector_idx', async () => {
     const plan = await page({ near: { lat: 50, lng: 10 } });
-    expect(indexesOf(plan)).toContain('libraries_location_idx');
+    expect(indexesOf(plan)).toEqual(['libraries_approved_unit_vector_idx']);
     expect(nodeTypes(plan)).not.toContain('Seq Scan');
   });
 
-  it('proximity with a small radius: the page walks libraries_location_idx, the count reads libraries_approved_point_idx alone', async () => {
+  it('proximity with a small radius: the page walks libraries_approved_unit_vector_idx, the count reads libraries_approved_point_idx alone', async () => {
     // 300 m: too few of the grid's finest cells across for circleCells, so the count tests every library.
     const near = { lat: 50, lng: 10, radiusMeters: 300 };
     const pagePlan = await page({ near });
-    expect(indexesOf(pagePlan)).toContain('libraries_location_idx');
+    expect(indexesOf(pagePlan)).toEqual(['libraries_approved_unit_vector_idx']);
     expect(nodeTypes(pagePlan)).not.toContain('Seq Scan');
     const countPlan = await count({ near });
     expect(indexesOf(countPlan)).toEqual(['libraries_approved_point_idx']);
@@ -116,7 +117,7 @@ describe('query plans of the library list', () => {
     const both = await explain(countAndPageQuery({ near }, null, 20, 0));
     expect(indexesOf(both).sort()).toEqual([
       'libraries_approved_point_idx',
-      'libraries_location_idx',
+      'libraries_approved_unit_vector_idx',
     ]);
     expect(nodeTypes(both)).not.toContain('Seq Scan');
   });
@@ -134,10 +135,18 @@ describe('query plans of the library list', () => {
     const both = await explain(countAndPageQuery({ near }, null, 20, 0));
     expect(distinct(both)).toEqual([
       'libraries_approved_point_idx',
-      'libraries_location_idx',
+      'libraries_approved_unit_vector_idx',
       grid,
     ]);
     expect(nodeTypes(both)).not.toContain('Seq Scan');
+    // The grid's count and the page, sent when the coarse cells hold GRID_COUNT_FROM libraries or more.
+    const second = await explain(circleGridCountAndPageQuery({ near }, null, 20, 0)!);
+    expect(distinct(second)).toEqual([
+      'libraries_approved_point_idx',
+      'libraries_approved_unit_vector_idx',
+      grid,
+    ]);
+    expect(nodeTypes(second)).not.toContain('Seq Scan');
   });
 
   it('proximity with a radius where no box applies (near a pole) still uses libraries_location_idx', async () => {
