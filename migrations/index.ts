@@ -18,6 +18,7 @@ import { LibraryPlaceCounts1765550000000 } from './1765550000000-library-place-c
 import { MapCellsCovering1765700000000 } from './1765700000000-map-cells-covering.js';
 import { FavouritesApproved1765800000000 } from './1765800000000-favourites-approved.js';
 import { ProximityUnitVector1766100000000 } from './1766100000000-proximity-unit-vector.js';
+import { PlaceCountsByCountry1766100000001 } from './1766100000001-place-counts-by-country.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   MapCellsCovering1765700000000,
   FavouritesApproved1765800000000,
   ProximityUnitVector1766100000000,
+  PlaceCountsByCountry1766100000001,
 ];

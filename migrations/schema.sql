@@ -1845,6 +1845,12 @@ CREATE INDEX libraries_submission_origin_idx ON public.libraries USING btree (su
 CREATE INDEX libraries_thumbnail_key_idx ON public.libraries USING btree (thumbnail_key) WHERE (thumbnail_key IS NOT NULL);
 
 --
+-- Name: library_city_counts_country_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_city_counts_country_idx ON public.library_city_counts USING btree (country, city) INCLUDE (approved, with_photo);
+
+--
 -- Name: library_city_counts_trgm_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1891,6 +1897,12 @@ CREATE INDEX library_photos_status_created_idx ON public.library_photos USING bt
 --
 
 CREATE INDEX library_photos_thumbnail_key_idx ON public.library_photos USING btree (thumbnail_key);
+
+--
+-- Name: library_postal_code_counts_country_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_postal_code_counts_country_idx ON public.library_postal_code_counts USING btree (country, postal_code) INCLUDE (approved, with_photo);
 
 --
 -- Name: library_postal_code_counts_trgm_idx; Type: INDEX; Schema: public; Owner: -

@@ -149,6 +149,32 @@ describe('query plans of the library list', () => {
     expect(nodeTypes(second)).not.toContain('Seq Scan');
   });
 
+  it('a place filter with country reads that country’s place values by index, not every value', async () => {
+    await withClient(db.url, (client) =>
+      client.query('ANALYZE library_postal_code_counts, library_city_counts'),
+    );
+    for (const [search, index] of [
+      [{ postalCode: '12', country: 'at' }, 'library_postal_code_counts_country_idx'],
+      [
+        { postalCode: '1', country: 'at', hasPhoto: true },
+        'library_postal_code_counts_country_idx',
+      ],
+      [{ city: 'wi', postalCode: '12', country: 'at' }, 'library_postal_code_counts_country_idx'],
+    ] as const) {
+      const plan = await explain(countAndPageQuery(search, null, 20, 0));
+      expect({ search, indexes: indexesOf(plan) }).toEqual({
+        search,
+        indexes: expect.arrayContaining([index]),
+      });
+      const scanned = nodesOf(plan).filter(
+        (node) =>
+          node['Node Type'] === 'Seq Scan' &&
+          node['Relation Name'] === 'library_postal_code_counts',
+      );
+      expect({ search, scanned }).toEqual({ search, scanned: [] });
+    }
+  });
+
   it('proximity with a radius where no box applies (near a pole) still uses libraries_location_idx', async () => {
     const plan = await count({ near: { lat: 89.5, lng: 10, radiusMeters: 100_000 } });
     expect(indexesOf(plan)).toContain('libraries_location_idx');
