@@ -637,10 +637,13 @@ function placeCount(
 }
 
 /**
- * From this many index entries walked per page on, a place filter's page reads the newest libraries of each
- * matching value instead: a walk of the list newest first reads about (offset + limit) × approved ÷ total entries
- * (index-only, libraries_approved_created_places_idx, ~4 µs each at 1M under load), a rare value's page would walk
- * most of the index.
+ * From this many index entries walked per page on (or, if more, about as many rows as reading the newest of each
+ * matching value reads), a place filter's page reads the newest libraries of each matching value instead: a walk of
+ * the list newest first reads about (offset + limit) × approved ÷ total entries (index-only,
+ * libraries_approved_created_places_idx, ~4 µs each at 1M under load), a rare value's page would walk most of the
+ * index. Each value gives up to `offset + limit` rows, which for small values (postal codes) is about the total:
+ * with the fixed 5,000 alone a deep page of `postal_code=35` (24,951 matches, page 4 of 50) read 49,865 buffers that
+ * way (210 ms at 1M), where the walk reads 7,200 index entries (5,418 buffers, 7–11 ms).
  */
 export const PLACE_WALK_ENTRIES = 5000;
 
@@ -654,7 +657,8 @@ export const PLACE_WALK_ENTRIES = 5000;
  * - sparse matches: for each matching value (and country), its newest `offset + limit` libraries from the place's
  *   btree index, merged.
  *
- * `walkEntries` (PLACE_WALK_ENTRIES) is a parameter for tests, which force either plan with it.
+ * `walk` (PLACE_WALK_ENTRIES, and the values' estimate above it) is a parameter for tests, which force either plan
+ * with it.
  */
 export function placeCountAndPageQuery(
   search: LibrarySearch,
@@ -662,7 +666,7 @@ export function placeCountAndPageQuery(
   userId: number | null,
   limit: number,
   offset: number,
-  walkEntries = PLACE_WALK_ENTRIES,
+  walk: { entries: number; upToTotal: boolean } = { entries: PLACE_WALK_ENTRIES, upToTotal: true },
 ): Statement {
   const { place } = filter;
   const sql = new Sql();
@@ -700,7 +704,15 @@ export function placeCountAndPageQuery(
   const offsetParam = sql.param(offset);
   const wanted = `least(${limitParam}::int, greatest(t.total - ${offsetParam}::int, 0))`;
   const approved = '(SELECT sum(approved) FROM library_country_counts)';
-  const dense = `(${offsetParam}::int + ${limitParam}::int)::bigint * ${approved} <= t.total::bigint * ${walkEntries}`;
+  // What reading the newest of each value costs, about: each value gives up to `offset + limit` rows, so the total
+  // when values are small (postal codes: ~4 libraries each at 1M), less when they are large (the seed's cities); the
+  // mean size of a value from the planner's row count of the place's table (a choice of plan, never of rows).
+  const reach = `(${offsetParam}::int + ${limitParam}::int)`;
+  const values = `greatest((SELECT c.reltuples FROM pg_class c WHERE c.oid = '${place.table}'::regclass), 1)`;
+  const budget = walk.upToTotal
+    ? `greatest(${walk.entries}, t.total * least(1, ${reach} * ${values}::float8 / ${approved}))`
+    : `${walk.entries}`;
+  const dense = `${reach}::float8 * ${approved} <= t.total::float8 * ${budget}`;
   return {
     text: `SELECT t.total, p.* FROM (SELECT ${total} AS total OFFSET 0) t
        LEFT JOIN LATERAL (SELECT ${columns} FROM (

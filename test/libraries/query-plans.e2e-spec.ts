@@ -10,6 +10,8 @@ import {
   countAndPageQuery,
   countQuery,
   pageQuery,
+  placeCountAndPageQuery,
+  placeFilter,
   type LibrarySearch,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
@@ -173,6 +175,28 @@ describe('query plans of the library list', () => {
       );
       expect({ search, scanned }).toEqual({ search, scanned: [] });
     }
+  });
+
+  it('a place filter walks the list for small values (postal codes) and reads the newest of each large one (cities)', async () => {
+    await withClient(db.url, (client) =>
+      client.query('ANALYZE library_postal_code_counts, library_city_counts'),
+    );
+    // No fixed budget: the choice is the values' estimate alone (thousands of one-library postal codes, six cities).
+    const ran = async (search: LibrarySearch) =>
+      executed(
+        await analyze(
+          placeCountAndPageQuery(search, placeFilter(search)!, null, 20, 0, {
+            entries: 0,
+            upToTotal: true,
+          }),
+        ),
+      ).flatMap((node) => (node['Index Name'] ? [node['Index Name']] : []));
+    expect(await ran({ postalCode: '1' })).toContain('libraries_approved_created_places_idx');
+    expect(await ran({ postalCode: '1' })).not.toContain(
+      'libraries_approved_postal_code_created_idx',
+    );
+    expect(await ran({ city: 'ber' })).toContain('libraries_approved_city_created_idx');
+    expect(await ran({ city: 'ber' })).not.toContain('libraries_approved_created_places_idx');
   });
 
   it('proximity with a radius where no box applies (near a pole) still uses libraries_location_idx', async () => {
