@@ -175,7 +175,7 @@ describe('list-query', () => {
       const page = countAndPageQuery(search, null, 20, 0);
       expectConsistent(page);
       expect(page.text).toContain('THEN (SELECT count(*) FROM libraries l');
-      expect(page.text).toMatch(/true\)\) END\)::int AS total OFFSET 0\) t/);
+      expect(page.text).toMatch(/true\)\)\)\) END\)::int AS total OFFSET 0\) t/);
       expect(page.text).not.toMatch(/float8\[\]|bookcase_map_cell/);
       const cover = arrays(page);
       expect(cover).toHaveLength(4);
