@@ -751,8 +751,15 @@ export function placeCountAndPageQuery(
   };
 }
 
-/** From this many libraries around a circle on (an upper bound from coarse cells), its count reads the grid. */
-export const GRID_COUNT_FROM = 3000;
+/**
+ * From this many libraries around a circle on (an upper bound from coarse cells: 1.4–7 times the circle's own at 1M),
+ * its count reads the grid. Counted one by one, a match costs about 1 µs of backend CPU (index-only, the sphere's
+ * test first: withinRadius); the grid costs 3–10 ms whatever the density, and its cells a second statement and
+ * 0.3–1 ms of Node. Measured at 1M on 11 circles of 1–50 km (backend CPU per count, plain / grid): bounds below
+ * 15,000 (752–6,784 matches) 1.7–6.7 / 3.3–10 ms, from 18,903 (14,379–28,045 matches) 10–15 / 6.7–8.3 ms, and
+ * 20,207 (9,729) 15 / 15. It was 3,000 while the spheroid tested every match (~1.7 µs each).
+ */
+export const GRID_COUNT_FROM = 15_000;
 
 /**
  * The coarse cells around a proximity circle the grid can count (with `country`, `has_photo` or neither), or null
@@ -790,8 +797,8 @@ function cellSum(sql: Sql, runs: CellRun[], facets: string): string {
 /**
  * The count of a circle library by library, or NULL when the coarse cells around it hold `gridFrom` libraries or
  * more: a circle with few libraries costs less counted one by one than through the grid's fixed part (measured at
- * 1M over random circles: 1.3–2.3 pg CPU-ms per count library by library, 2.6–3.3 through the grid), and its grid
- * cells need not be computed at all (circleCells: 0.3–1 ms of Node per circle). A NULL is then counted by
+ * 1M over random circles: 1.3–2.3 pg CPU-ms per count library by library, 2.6–3.3 through the grid; see
+ * GRID_COUNT_FROM), and its grid cells need not be computed at all (circleCells: 0.3–1 ms of Node per circle). A NULL is then counted by
  * circleGridCountAndPageQuery.
  */
 function sparseCircleCount(

@@ -48,7 +48,7 @@ describe('circle count from the map grid', () => {
     withClient(db.url, async (client) => (await client.query(text, params)).rows);
 
   beforeAll(async () => {
-    // 4,500 libraries spread over ~6 km around the centre (deterministic), some pending, two countries, half with
+    // 20,000 libraries spread over ~6 km around the centre (deterministic), some pending, two countries, half with
     // a photo: enough for the grid to count the larger circles in the API (GRID_COUNT_FROM).
     await sql(
       `INSERT INTO libraries (slug, name, address, city, country, location, status, photo_key, thumbnail_key)
@@ -57,7 +57,7 @@ describe('circle count from the map grid', () => {
                          6000 * sqrt(mod(i * 0.6180339887, 1)), radians(mod(i * 137.508, 360))),
               CASE WHEN i % 11 = 0 THEN 'pending' ELSE 'approved' END,
               CASE WHEN i % 2 = 0 THEN 'p' || i || '.jpg' END, CASE WHEN i % 2 = 0 THEN 't' || i || '.jpg' END
-       FROM generate_series(1, 4500) AS i`,
+       FROM generate_series(1, 20000) AS i`,
       [CENTRE.lng, CENTRE.lat],
     );
   });
