@@ -50,6 +50,51 @@ CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
 COMMENT ON EXTENSION unaccent IS 'text search dictionary that removes accents';
 
 --
+-- Name: bookcase_country_bitmaps_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_country_bitmaps_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $_$
+      DECLARE
+        flips text;
+        empty_countries text[];
+        empty_chunks integer[];
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          flips := $q$SELECT n.country, n.id FROM new_rows n WHERE n.status = 'approved'$q$;
+        ELSIF TG_OP = 'DELETE' THEN
+          flips := $q$SELECT o.country, o.id FROM old_rows o WHERE o.status = 'approved'$q$;
+        ELSE
+          -- An approved library on one side only (a new status or a new country); unchanged rows cost a join.
+          flips := $q$SELECT d.country, d.id FROM (
+              SELECT o.country, o.id FROM old_rows o JOIN new_rows n ON n.id = o.id
+              WHERE o.status = 'approved' AND (n.status <> 'approved' OR n.country IS DISTINCT FROM o.country)
+              UNION ALL
+              SELECT n.country, n.id FROM old_rows o JOIN new_rows n ON n.id = o.id
+              WHERE n.status = 'approved' AND (o.status <> 'approved' OR n.country IS DISTINCT FROM o.country)
+            ) d$q$;
+        END IF;
+        EXECUTE format($s$
+          WITH toggled AS (
+            INSERT INTO library_country_bitmaps AS s (country, chunk, approved)
+            SELECT f.country, f.id >> 13, bookcase_search_bits(array_agg(f.id & 8191))
+            FROM (%s) f
+            GROUP BY 1, 2 ORDER BY 1, 2
+            ON CONFLICT (country, chunk) DO UPDATE SET approved = s.approved # excluded.approved
+            RETURNING s.country, s.chunk, s.approved)
+          SELECT array_agg(t.country), array_agg(t.chunk) FROM toggled t WHERE bit_count(t.approved) = 0
+        $s$, flips) INTO empty_countries, empty_chunks;
+        IF empty_countries IS NOT NULL THEN
+          DELETE FROM library_country_bitmaps s
+          USING unnest(empty_countries, empty_chunks) AS e(country, chunk)
+          WHERE s.country = e.country AND s.chunk = e.chunk AND bit_count(s.approved) = 0;
+        END IF;
+        RETURN NULL;
+      END
+      $_$;
+
+--
 -- Name: bookcase_favourite_library_approved(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -448,6 +493,101 @@ CREATE FUNCTION public.bookcase_map_y(lat double precision) RETURNS double preci
                          / (2 * pi()) $$;
 
 --
+-- Name: bookcase_search_bitmaps_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_bitmaps_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $_$
+      DECLARE
+        flips text;
+        empty_prefixes text[];
+        empty_chunks integer[];
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          -- An inserted approved library sets each of its prefixes (and each of its name's); a deleted one clears them.
+          flips := $q$SELECT p.prefix, n.id, true AS approved, p.in_name
+            FROM new_rows n, bookcase_search_prefixes(n.search_vector) p WHERE n.status = 'approved'$q$;
+        ELSIF TG_OP = 'DELETE' THEN
+          flips := $q$SELECT p.prefix, o.id, true AS approved, p.in_name
+            FROM old_rows o, bookcase_search_prefixes(o.search_vector) p WHERE o.status = 'approved'$q$;
+        ELSE
+          -- What differs between the old approved vector and the new approved one: a prefix on one side only, or in
+          -- the name on one side only. Rows whose status and vector stay as they were cost a join and nothing else.
+          flips := $q$SELECT d.prefix, d.id, count(*) = 1 AS approved,
+              count(*) FILTER (WHERE d.in_name) = 1 AS in_name
+            FROM (
+              SELECT p.prefix, o.id, p.in_name
+              FROM old_rows o JOIN new_rows n ON n.id = o.id, bookcase_search_prefixes(o.search_vector) p
+              WHERE o.status = 'approved'
+                AND (n.status <> 'approved' OR n.search_vector IS DISTINCT FROM o.search_vector)
+              UNION ALL
+              SELECT p.prefix, n.id, p.in_name
+              FROM old_rows o JOIN new_rows n ON n.id = o.id, bookcase_search_prefixes(n.search_vector) p
+              WHERE n.status = 'approved'
+                AND (o.status <> 'approved' OR n.search_vector IS DISTINCT FROM o.search_vector)
+            ) d GROUP BY d.prefix, d.id$q$;
+        END IF;
+        EXECUTE format($s$
+          WITH toggled AS (
+            INSERT INTO library_search_bitmaps AS s (prefix, chunk, approved, in_name)
+            SELECT f.prefix, f.id >> 13,
+                   bookcase_search_bits(coalesce(array_agg(f.id & 8191) FILTER (WHERE f.approved), '{}')),
+                   bookcase_search_bits(coalesce(array_agg(f.id & 8191) FILTER (WHERE f.in_name), '{}'))
+            FROM (%s) f WHERE f.approved OR f.in_name
+            GROUP BY 1, 2 ORDER BY 1, 2
+            ON CONFLICT (prefix, chunk) DO UPDATE
+              SET approved = s.approved # excluded.approved, in_name = s.in_name # excluded.in_name
+            RETURNING s.prefix, s.chunk, s.approved)
+          SELECT array_agg(t.prefix), array_agg(t.chunk) FROM toggled t WHERE bit_count(t.approved) = 0
+        $s$, flips) INTO empty_prefixes, empty_chunks;
+        IF empty_prefixes IS NOT NULL THEN
+          DELETE FROM library_search_bitmaps s
+          USING unnest(empty_prefixes, empty_chunks) AS e(prefix, chunk)
+          WHERE s.prefix = e.prefix AND s.chunk = e.chunk AND bit_count(s.approved) = 0;
+        END IF;
+        RETURN NULL;
+      END
+      $_$;
+
+--
+-- Name: bookcase_search_bits(integer[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_bits(offsets integer[]) RETURNS bit
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    AS $$
+      DECLARE
+        bits bit(8192) := B'0'::bit(8192);
+        o integer;
+      BEGIN
+        IF cardinality(offsets) >= 100 THEN
+          SELECT rpad(string_agg(repeat('0', 64 * (w.w - coalesce(w.before, -1) - 1)) || w.word::bit(64)::text, ''
+                                 ORDER BY w.w), 8192, '0')::bit(8192)
+          INTO bits
+          FROM (SELECT g.w, g.word, lag(g.w) OVER (ORDER BY g.w) AS before
+                FROM (SELECT x >> 6 AS w, bit_or(1::bigint << (63 - (x & 63))) AS word
+                      FROM unnest(offsets) x GROUP BY 1) g) w;
+          RETURN bits;
+        END IF;
+        FOREACH o IN ARRAY offsets LOOP
+          bits := set_bit(bits, o, 1);
+        END LOOP;
+        RETURN bits;
+      END
+      $$;
+
+--
+-- Name: bookcase_search_prefixed(text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_prefixed(lexemes text[]) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+        SELECT coalesce(bool_and(char_length(x) <= 24), false) FROM unnest(lexemes) x
+      $$;
+
+--
 -- Name: bookcase_search_prefixes(tsvector); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -521,6 +661,17 @@ CREATE FUNCTION public.bookcase_search_prefixes_update() RETURNS trigger
 CREATE FUNCTION public.bookcase_unaccent(text) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     AS $_$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $_$;
+
+--
+-- Name: bookcase_unit_vector(public.geography); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_unit_vector(g public.geography) RETURNS public.geometry
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$ SELECT public.ST_MakePoint(
+                cos(radians(public.ST_Y(g::public.geometry))) * cos(radians(public.ST_X(g::public.geometry))),
+                cos(radians(public.ST_Y(g::public.geometry))) * sin(radians(public.ST_X(g::public.geometry))),
+                sin(radians(public.ST_Y(g::public.geometry)))) $$;
 
 --
 -- Name: map_contribution_events_append_only(); Type: FUNCTION; Schema: public; Owner: -
@@ -801,6 +952,16 @@ CREATE TABLE public.library_city_counts (
 );
 
 --
+-- Name: library_country_bitmaps; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_country_bitmaps (
+    country character(2) NOT NULL,
+    chunk integer NOT NULL,
+    approved bit(8192) NOT NULL
+);
+
+--
 -- Name: library_country_counts; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -898,6 +1059,19 @@ CREATE TABLE public.library_postal_code_counts (
     approved integer NOT NULL,
     with_photo integer NOT NULL
 );
+
+--
+-- Name: library_search_bitmaps; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_search_bitmaps (
+    prefix text NOT NULL,
+    chunk integer NOT NULL,
+    approved bit(8192) NOT NULL,
+    in_name bit(8192) NOT NULL
+);
+ALTER TABLE ONLY public.library_search_bitmaps ALTER COLUMN approved SET STORAGE MAIN;
+ALTER TABLE ONLY public.library_search_bitmaps ALTER COLUMN in_name SET STORAGE MAIN;
 
 --
 -- Name: library_search_prefixes; Type: TABLE; Schema: public; Owner: -
@@ -1475,6 +1649,13 @@ ALTER TABLE ONLY public.library_city_counts
     ADD CONSTRAINT library_city_counts_pkey PRIMARY KEY (city, country);
 
 --
+-- Name: library_country_bitmaps library_country_bitmaps_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_country_bitmaps
+    ADD CONSTRAINT library_country_bitmaps_pkey PRIMARY KEY (country, chunk);
+
+--
 -- Name: library_country_counts library_country_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1515,6 +1696,13 @@ ALTER TABLE ONLY public.library_place_grams
 
 ALTER TABLE ONLY public.library_postal_code_counts
     ADD CONSTRAINT library_postal_code_counts_pkey PRIMARY KEY (postal_code, country);
+
+--
+-- Name: library_search_bitmaps library_search_bitmaps_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_search_bitmaps
+    ADD CONSTRAINT library_search_bitmaps_pkey PRIMARY KEY (prefix, chunk);
 
 --
 -- Name: library_search_prefixes library_search_prefixes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -1744,6 +1932,12 @@ CREATE INDEX libraries_approved_point_idx ON public.libraries USING gist (point(
 CREATE INDEX libraries_approved_postal_code_created_idx ON public.libraries USING btree (postal_code, country, created_at DESC, id DESC) INCLUDE (city) WHERE ((status)::text = 'approved'::text);
 
 --
+-- Name: libraries_approved_unit_vector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_unit_vector_idx ON public.libraries USING gist (public.bookcase_unit_vector(location) public.gist_geometry_ops_nd) WHERE ((status)::text = 'approved'::text);
+
+--
 -- Name: libraries_city_trgm_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1834,6 +2028,12 @@ CREATE INDEX libraries_submission_origin_idx ON public.libraries USING btree (su
 CREATE INDEX libraries_thumbnail_key_idx ON public.libraries USING btree (thumbnail_key) WHERE (thumbnail_key IS NOT NULL);
 
 --
+-- Name: library_city_counts_country_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_city_counts_country_idx ON public.library_city_counts USING btree (country, city) INCLUDE (approved, with_photo);
+
+--
 -- Name: library_city_counts_trgm_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1880,6 +2080,12 @@ CREATE INDEX library_photos_status_created_idx ON public.library_photos USING bt
 --
 
 CREATE INDEX library_photos_thumbnail_key_idx ON public.library_photos USING btree (thumbnail_key);
+
+--
+-- Name: library_postal_code_counts_country_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_postal_code_counts_country_idx ON public.library_postal_code_counts USING btree (country, postal_code) INCLUDE (approved, with_photo);
 
 --
 -- Name: library_postal_code_counts_trgm_idx; Type: INDEX; Schema: public; Owner: -
@@ -2056,6 +2262,24 @@ CREATE UNIQUE INDEX users_username_lower_key ON public.users USING btree (lower(
 CREATE TRIGGER favourites_library_approved BEFORE INSERT OR UPDATE OF library_id ON public.favourites FOR EACH ROW EXECUTE FUNCTION public.bookcase_favourite_library_approved();
 
 --
+-- Name: libraries libraries_country_bitmaps_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_country_bitmaps_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_country_bitmaps_sync();
+
+--
+-- Name: libraries libraries_country_bitmaps_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_country_bitmaps_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_country_bitmaps_sync();
+
+--
+-- Name: libraries libraries_country_bitmaps_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_country_bitmaps_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_country_bitmaps_sync();
+
+--
 -- Name: libraries libraries_counts_delete; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2108,6 +2332,24 @@ CREATE TRIGGER libraries_place_counts_insert AFTER INSERT ON public.libraries RE
 --
 
 CREATE TRIGGER libraries_place_counts_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_place_counts_sync();
+
+--
+-- Name: libraries libraries_search_bitmaps_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_bitmaps_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bitmaps_sync();
+
+--
+-- Name: libraries libraries_search_bitmaps_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_bitmaps_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bitmaps_sync();
+
+--
+-- Name: libraries libraries_search_bitmaps_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_bitmaps_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bitmaps_sync();
 
 --
 -- Name: libraries libraries_search_prefixes_delete; Type: TRIGGER; Schema: public; Owner: -
