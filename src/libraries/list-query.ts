@@ -171,15 +171,27 @@ function aggregateCount(sql: Sql, search: LibrarySearch): string {
 }
 
 /**
- * Whether a list's statement is prepared: a proximity list, whose PostGIS conditions cost PostgreSQL about 0.3 ms to
- * plan per request (measured at 100k libraries), and whose plan is the same whatever the point and radius; but not
- * when it also matches text, whose selectivity decides between an index and a scan. Planning a plain list costs
- * about 0.05 ms, less than preparing saves (measured: Node spent more than PostgreSQL saved).
+ * Whether a list's statement is prepared: every list without a text filter (`q`, `search`, `city`, `postal_code`),
+ * whose selectivity decides between an index and a scan; so the default list, `country`, `has_photo` and proximity.
+ * Their plan is the same whatever the values (the count comes from aggregates or the grid, the page walks an index),
+ * and planning is most of their work at 1M: about 0.35 ms per request with the 25 indexes of `libraries` (13 partial),
+ * for 0.1 ms of execution (the default list replayed by pgbench: 0.49 pg-ms planned each time, 0.10 prepared).
+ * Proximity's PostGIS conditions cost about 0.3 ms to plan already at 100k.
  */
 export function worthPreparing(search: LibrarySearch): boolean {
-  return (
-    search.near !== undefined && !search.q && !search.search && !search.city && !search.postalCode
-  );
+  return !search.q && !search.search && !search.city && !search.postalCode;
+}
+
+/**
+ * The OFFSET (or LIMIT) of a list's page as SQL. In a prepared statement it is a one-row subquery (an InitPlan): a custom plan
+ * then cannot see its value either, so it is estimated exactly as the generic plan and PostgreSQL keeps the generic
+ * plan after five executions. With a bare parameter every custom plan (offset known, 0 on a first page) looked
+ * cheaper than the generic one (which assumes an offset of a tenth of the rows), and the default list was planned
+ * on every request: 0.2–0.35 ms at 1M, more than it takes to run. The plan itself is the same walk either way.
+ */
+function pageOffset(sql: Sql, value: number, prepared: boolean): string {
+  const param = `${sql.param(value)}::int`;
+  return prepared ? `(SELECT ${param})` : param;
 }
 
 /**
@@ -247,7 +259,10 @@ export function addListConditions(
     // `l.location <-> point` (the sphere's distance), from libraries_approved_unit_vector_idx (migration
     // 1766100000000): libraries_location_idx's KNN walk read nearly all of its 24,000 pages from a point far from
     // every library (at 1M: up to 830 ms for 20 rows).
-    order = `bookcase_unit_vector(l.location) <<->> bookcase_unit_vector(${point})`;
+    // Prepared (worthPreparing), the point's vector is a one-row subquery, as pageOffset's values are: a custom plan
+    // that saw the point as a constant looked cheaper than the generic plan, so it was planned on every request.
+    const target = `bookcase_unit_vector(${point})`;
+    order = `bookcase_unit_vector(l.location) <<->> ${worthPreparing(search) ? `(SELECT ${target})` : target}`;
     rank = undefined;
   }
   return { order, rank };
@@ -316,9 +331,10 @@ function selectPage(
   const sql = new Sql();
   const { order } = addListConditions(sql, search, 'page');
   const selected = columns(sql);
+  const prepared = worthPreparing(search);
   return {
     text: `SELECT ${selected} FROM libraries l ${sql.whereClause()}
-       ORDER BY ${order} LIMIT ${sql.param(limit)} OFFSET ${sql.param(offset)}`,
+       ORDER BY ${order} LIMIT ${pageOffset(sql, limit, prepared)} OFFSET ${pageOffset(sql, offset, prepared)}`,
     params: sql.params,
   };
 }
@@ -398,7 +414,16 @@ export function countAndPageQuery(
     addListConditions(counting, search, 'count');
     total = `SELECT count(*)::int AS total FROM libraries l ${counting.whereClause()}`;
   }
-  return pageAfterCount(sql, columns, order, total, cover !== null, limit, offset);
+  return pageAfterCount(
+    sql,
+    columns,
+    order,
+    total,
+    cover !== null,
+    limit,
+    offset,
+    worthPreparing(search),
+  );
 }
 
 /**
@@ -406,7 +431,7 @@ export function countAndPageQuery(
  * The page reads at most the rows the count found past `offset` (LIMIT 0 reads nothing, nor does a NULL total when
  * `nullable`): nearest first, a walk otherwise goes on through every row of the index's box that fails the radius
  * once the circle's few matches are found (at 1M, an empty 25 km circle beside a city: 4,277 heap fetches, 450 ms
- * cold).
+ * cold). A `prepared` statement takes its offset as a one-row subquery (preparedOffset).
  */
 function pageAfterCount(
   sql: Sql,
@@ -416,14 +441,15 @@ function pageAfterCount(
   nullable: boolean,
   limit: number,
   offset: number,
+  prepared: boolean,
 ): Statement {
   const limitParam = sql.param(limit);
-  const offsetParam = sql.param(offset);
+  const offsetParam = pageOffset(sql, offset, prepared);
   const counted = nullable ? 'coalesce(t.total, 0)' : 't.total';
   return {
     text: `SELECT t.total, p.* FROM (${total}) t
        LEFT JOIN LATERAL (SELECT ${columns} FROM libraries l ${sql.whereClause()}
-         ORDER BY ${order} LIMIT least(${limitParam}::int, greatest(${counted} - ${offsetParam}::int, 0))
+         ORDER BY ${order} LIMIT least(${limitParam}::int, greatest(${counted} - ${offsetParam}, 0))
          OFFSET ${offsetParam}) p ON true`,
     params: sql.params,
   };
@@ -446,7 +472,7 @@ export function circleGridCountAndPageQuery(
   const count = gridCircleCount(new Sql(sql.params), search);
   if (!count) return null;
   const total = `SELECT ${count} AS total OFFSET 0`;
-  return pageAfterCount(sql, columns, order, total, false, limit, offset);
+  return pageAfterCount(sql, columns, order, total, false, limit, offset, true);
 }
 
 /**

@@ -1,0 +1,103 @@
+/**
+ * The prepared list statements (worthPreparing: no text filter) are served by PostgreSQL's generic plan after their
+ * first five executions (issue 22). With the page's offset as a bare parameter, every custom plan looked cheaper than
+ * the generic one and the default list was planned on every request (0.2–0.35 ms at 1M, more than running it).
+ * Each list below is prepared as the app prepares it, run with different pages and readers, and must have kept
+ * the generic plan, with the rows a fresh unprepared run gives.
+ */
+import type pg from 'pg';
+import {
+  countAndPageQuery,
+  pageQuery,
+  worthPreparing,
+  type LibrarySearch,
+} from '../../src/libraries/list-query.js';
+import { withClient } from '../support/database.js';
+import { useTestSuite } from '../support/suite.js';
+
+const ROWS = 3000;
+const EXECUTIONS = 12;
+
+const LISTS: [string, LibrarySearch][] = [
+  ['the default list', {}],
+  ['country', { country: 'DE' }],
+  ['has_photo', { hasPhoto: true }],
+  ['nearest first', { near: { lat: 50, lng: 10 } }],
+  ['a small circle', { near: { lat: 50, lng: 10, radiusMeters: 300 } }],
+];
+/**
+ * A circle larger than a few of the grid's finest cells: its page alone keeps the generic plan, but its count and page
+ * together (the coarse cover's cells as arrays, the radius in the unit-vector box) still get custom plans only, so
+ * it is checked for the page alone. Left for later (bench/README.md, session 7).
+ */
+const LARGER_CIRCLE: LibrarySearch = { near: { lat: 50, lng: 10, radiusMeters: 20_000 } };
+
+describe('prepared list statements keep their generic plan', () => {
+  const { db } = useTestSuite({ app: false });
+
+  beforeAll(async () => {
+    await withClient(db.url, async (client) => {
+      await client.query(
+        `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, location, status, photo_key, created_at)
+         SELECT 'cache-' || i, 'Bookcase ' || i, 'Shelf ' || i, 'Street ' || i,
+                (ARRAY['Berlin', 'Wien', 'Lyon'])[1 + i % 3], (ARRAY['DE', 'AT', 'FR'])[1 + i % 3],
+                lpad((i * 37 % 99999)::text, 5, '0'),
+                ST_SetSRID(ST_MakePoint(8 + (i * 7919 % 400) / 100.0, 48 + (i * 104729 % 400) / 100.0), 4326)::geography,
+                CASE WHEN i % 10 = 0 THEN 'pending' ELSE 'approved' END,
+                CASE WHEN i % 2 = 0 THEN 'photos/' || i || '.jpg' END,
+                timestamptz '2025-01-01' + i * interval '1 minute'
+         FROM generate_series(1, $1) AS i`,
+        [ROWS],
+      );
+      await client.query('VACUUM ANALYZE libraries');
+    });
+  });
+
+  async function genericPlans(client: pg.Client, name: string): Promise<number> {
+    const { rows } = await client.query<{ generic_plans: string }>(
+      'SELECT generic_plans FROM pg_prepared_statements WHERE name = $1',
+      [name],
+    );
+    return Number(rows[0].generic_plans);
+  }
+
+  it.each(LISTS)('%s: count and page', async (_name, search) => {
+    expect(worthPreparing(search)).toBe(true);
+    await withClient(db.url, async (client) => {
+      for (let i = 0; i < EXECUTIONS; i += 1) {
+        const offset = (i % 3) * 20;
+        const userId = i % 2 ? null : 1 + i;
+        const statement = countAndPageQuery(search, userId, 20, offset);
+        const name = `list_${userId === null ? 'anonymous' : 'reader'}`;
+        const prepared = await client.query({
+          name,
+          text: statement.text,
+          values: statement.params,
+        });
+        const fresh = await client.query(statement.text, statement.params);
+        expect(prepared.rows).toEqual(fresh.rows);
+      }
+      expect(await genericPlans(client, 'list_anonymous')).toBeGreaterThan(0);
+      expect(await genericPlans(client, 'list_reader')).toBeGreaterThan(0);
+    });
+  });
+
+  it.each([...LISTS, ['a larger circle', LARGER_CIRCLE] as const])(
+    '%s: page alone (after a memoised count)',
+    async (_name, search) => {
+      await withClient(db.url, async (client) => {
+        for (let i = 0; i < EXECUTIONS; i += 1) {
+          const statement = pageQuery(search, null, 20, (i % 3) * 20);
+          const prepared = await client.query({
+            name: 'page',
+            text: statement.text,
+            values: statement.params,
+          });
+          const fresh = await client.query(statement.text, statement.params);
+          expect(prepared.rows).toEqual(fresh.rows);
+        }
+        expect(await genericPlans(client, 'page')).toBeGreaterThan(0);
+      });
+    },
+  );
+});
