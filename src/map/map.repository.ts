@@ -10,6 +10,7 @@ import {
 import { ListCache } from '../libraries/list-cache.js';
 import {
   coverOf,
+  DENSE_FEED_FEATURES,
   innerCells,
   latOfY,
   lngOfX,
@@ -113,7 +114,8 @@ export class MapRepository {
   }
 
   /**
-   * The non-empty cells of `level` inside the boxes, ordered by row then column.
+   * The non-empty cells of `level` inside the boxes, ordered by row then column; when they are more than
+   * DENSE_FEED_FEATURES and `coarsen` (see mayCoarsen), the cells of level − 1 instead.
    *
    * With a text filter (q, search, city, postal_code), which the grid has no facet for, the matching libraries are
    * grouped themselves, and at most `maxCandidates` libraries are read, from whichever side is small enough: the
@@ -126,6 +128,7 @@ export class MapRepository {
     level: number,
     filters: MapFilters,
     maxCandidates: number,
+    coarsen = false,
   ): Promise<MapCellRow[] | null> {
     const sql = new Sql();
     if (!hasTextFilters(filters)) {
@@ -137,7 +140,11 @@ export class MapRepository {
               .join(' UNION ALL ');
       // The grid's statements come in a handful of shapes and cost more to plan (~1 ms) than to run: prepared per
       // connection.
-      return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, true);
+      return this.libraries.read<MapCellRow>(
+        this.cellsStatement(parts, { sql, coarsen }),
+        sql.params,
+        true,
+      );
     }
     // Statements reading libraries by a text filter are not prepared, as the filter's selectivity decides their
     // plan (see LibrariesRepository).
@@ -148,7 +155,7 @@ export class MapRepository {
     );
     if (inBoxes <= maxCandidates) {
       return this.libraries.read<MapCellRow>(
-        this.cellsStatement(this.groupedLibraries(sql, boxes, level, filters)),
+        this.cellsStatement(this.groupedLibraries(sql, boxes, level, filters), { sql, coarsen }),
         sql.params,
         false,
       );
@@ -181,7 +188,11 @@ export class MapRepository {
       FROM unnest(${sql.param(inside.map((i) => candidates.ids[i]))}::int[],
                   ${sql.param(inside.map((i) => candidates.lngs[i]))}::float8[],
                   ${sql.param(inside.map((i) => candidates.lats[i]))}::float8[]) AS p(id, lng, lat)`;
-    return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, true);
+    return this.libraries.read<MapCellRow>(
+      this.cellsStatement(parts, { sql, coarsen }),
+      sql.params,
+      true,
+    );
   }
 
   /**
@@ -305,14 +316,27 @@ export class MapRepository {
    * The join key is null for a cluster, so only lone libraries are looked up (with `n = 1 AND l.id = id` in the
    * join condition PostgreSQL probed the primary key for every cell and discarded the clusters' rows afterwards:
    * 4 buffers per cluster for nothing).
+   *
+   * With `dense.coarsen` (the feed, see mayCoarsen), a view of more than DENSE_FEED_FEATURES non-empty cells is
+   * grouped again one level coarser before anything is looked up: the cells' sums roll up exactly as the grid's
+   * levels do (a cell of level L − 1 is 2 × 2 cells of level L).
    */
-  private cellsStatement(parts: string): string {
+  private cellsStatement(parts: string, dense?: { sql: Sql; coarsen: boolean }): string {
+    // Coarser by one level when the view holds more than DENSE_FEED_FEATURES cells (and may be coarsened).
+    const shift = dense
+      ? `(SELECT (${dense.sql.param(dense.coarsen)} AND count(*) > ${dense.sql.param(DENSE_FEED_FEATURES)})::int FROM fine)`
+      : '0';
     return `WITH parts AS (${parts}),
+      fine AS (
+        SELECT cx, cy, sum(count)::int AS n, sum(sum_lng) AS sum_lng, sum(sum_lat) AS sum_lat, min(min_lng) AS west,
+               min(min_lat) AS south, max(max_lng) AS east, max(max_lat) AS north, min(min_id) AS id
+        FROM parts GROUP BY cx, cy),
+      shift AS (SELECT ${shift} AS s),
       cells AS (
-        SELECT cx, cy, sum(count)::int AS n, sum(sum_lng) / sum(count) AS lng, sum(sum_lat) / sum(count) AS lat,
-               min(min_lng) AS west, min(min_lat) AS south, max(max_lng) AS east, max(max_lat) AS north,
-               min(min_id) AS id
-        FROM parts GROUP BY cx, cy)
+        SELECT f.cx >> shift.s AS cx, f.cy >> shift.s AS cy, sum(f.n)::int AS n, sum(f.sum_lng) / sum(f.n) AS lng,
+               sum(f.sum_lat) / sum(f.n) AS lat, min(f.west) AS west, min(f.south) AS south, max(f.east) AS east,
+               max(f.north) AS north, min(f.id) AS id
+        FROM fine f CROSS JOIN shift GROUP BY 1, 2)
       SELECT cells.*, l.slug, l.name, l.city, l.country, l.thumbnail_key
       FROM cells LEFT JOIN libraries l ON l.id = CASE WHEN cells.n = 1 THEN cells.id END
       ORDER BY cells.cy, cells.cx`;
