@@ -322,10 +322,22 @@ export class MapRepository {
    * levels do (a cell of level L − 1 is 2 × 2 cells of level L).
    */
   private cellsStatement(parts: string, dense?: { sql: Sql; coarsen: boolean }): string {
+    const lookups = `SELECT cells.*, l.slug, l.name, l.city, l.country, l.thumbnail_key
+      FROM cells LEFT JOIN libraries l ON l.id = CASE WHEN cells.n = 1 THEN cells.id END
+      ORDER BY cells.cy, cells.cx`;
+    if (!dense) {
+      // Tiles: always the tile's own cells (8 × 8), in one grouping.
+      return `WITH parts AS (${parts}),
+      cells AS (
+        SELECT cx, cy, sum(count)::int AS n, sum(sum_lng) / sum(count) AS lng, sum(sum_lat) / sum(count) AS lat,
+               min(min_lng) AS west, min(min_lat) AS south, max(max_lng) AS east, max(max_lat) AS north,
+               min(min_id) AS id
+        FROM parts GROUP BY cx, cy)
+      ${lookups}`;
+    }
     // Coarser by one level when the view holds more than DENSE_FEED_FEATURES cells (and may be coarsened).
-    const shift = dense
-      ? `(SELECT (${dense.sql.param(dense.coarsen)} AND count(*) > ${dense.sql.param(DENSE_FEED_FEATURES)})::int FROM fine)`
-      : '0';
+    const shift = `(SELECT (${dense.sql.param(dense.coarsen)} AND count(*) > ${dense.sql.param(DENSE_FEED_FEATURES)})::int
+                    FROM fine)`;
     return `WITH parts AS (${parts}),
       fine AS (
         SELECT cx, cy, sum(count)::int AS n, sum(sum_lng) AS sum_lng, sum(sum_lat) AS sum_lat, min(min_lng) AS west,
@@ -337,9 +349,7 @@ export class MapRepository {
                sum(f.sum_lat) / sum(f.n) AS lat, min(f.west) AS west, min(f.south) AS south, max(f.east) AS east,
                max(f.north) AS north, min(f.id) AS id
         FROM fine f CROSS JOIN shift GROUP BY 1, 2)
-      SELECT cells.*, l.slug, l.name, l.city, l.country, l.thumbnail_key
-      FROM cells LEFT JOIN libraries l ON l.id = CASE WHEN cells.n = 1 THEN cells.id END
-      ORDER BY cells.cy, cells.cx`;
+      ${lookups}`;
   }
 
   /** Every matching library in the boxes as a one-member part of its cell of `level`. */
