@@ -335,7 +335,8 @@ export class MapRepository {
         FROM parts GROUP BY cx, cy)
       ${lookups}`;
     }
-    // Coarser by one level when the view holds more than DENSE_FEED_FEATURES cells (and may be coarsened).
+    // Coarser by one level when the view holds more than DENSE_FEED_FEATURES cells (and may be coarsened); counted
+    // once (inlined, the CTE's subquery was an InitPlan for each of cx and cy).
     const shift = `(SELECT (${dense.sql.param(dense.coarsen)} AND count(*) > ${dense.sql.param(DENSE_FEED_FEATURES)})::int
                     FROM fine)`;
     return `WITH parts AS (${parts}),
@@ -343,7 +344,7 @@ export class MapRepository {
         SELECT cx, cy, sum(count)::int AS n, sum(sum_lng) AS sum_lng, sum(sum_lat) AS sum_lat, min(min_lng) AS west,
                min(min_lat) AS south, max(max_lng) AS east, max(max_lat) AS north, min(min_id) AS id
         FROM parts GROUP BY cx, cy),
-      shift AS (SELECT ${shift} AS s),
+      shift AS MATERIALIZED (SELECT ${shift} AS s),
       cells AS (
         SELECT f.cx >> shift.s AS cx, f.cy >> shift.s AS cy, sum(f.n)::int AS n, sum(f.sum_lng) / sum(f.n) AS lng,
                sum(f.sum_lat) / sum(f.n) AS lat, min(f.west) AS west, min(f.south) AS south, max(f.east) AS east,
