@@ -17,6 +17,9 @@ import { TextSearchCounts1765500000000 } from './1765500000000-text-search-count
 import { LibraryPlaceCounts1765550000000 } from './1765550000000-library-place-counts.js';
 import { MapCellsCovering1765700000000 } from './1765700000000-map-cells-covering.js';
 import { FavouritesApproved1765800000000 } from './1765800000000-favourites-approved.js';
+import { SearchPrefixBitmaps1766000000000 } from './1766000000000-search-prefix-bitmaps.js';
+import { CountrySearchBitmaps1766000000001 } from './1766000000001-country-search-bitmaps.js';
+import { MapCellsRecountPlan1766900000000 } from './1766900000000-map-cells-recount-plan.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -39,4 +42,7 @@ export const MIGRATIONS = [
   LibraryPlaceCounts1765550000000,
   MapCellsCovering1765700000000,
   FavouritesApproved1765800000000,
+  SearchPrefixBitmaps1766000000000,
+  CountrySearchBitmaps1766000000001,
+  MapCellsRecountPlan1766900000000,
 ];

@@ -50,6 +50,51 @@ CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
 COMMENT ON EXTENSION unaccent IS 'text search dictionary that removes accents';
 
 --
+-- Name: bookcase_country_bitmaps_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_country_bitmaps_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $_$
+      DECLARE
+        flips text;
+        empty_countries text[];
+        empty_chunks integer[];
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          flips := $q$SELECT n.country, n.id FROM new_rows n WHERE n.status = 'approved'$q$;
+        ELSIF TG_OP = 'DELETE' THEN
+          flips := $q$SELECT o.country, o.id FROM old_rows o WHERE o.status = 'approved'$q$;
+        ELSE
+          -- An approved library on one side only (a new status or a new country); unchanged rows cost a join.
+          flips := $q$SELECT d.country, d.id FROM (
+              SELECT o.country, o.id FROM old_rows o JOIN new_rows n ON n.id = o.id
+              WHERE o.status = 'approved' AND (n.status <> 'approved' OR n.country IS DISTINCT FROM o.country)
+              UNION ALL
+              SELECT n.country, n.id FROM old_rows o JOIN new_rows n ON n.id = o.id
+              WHERE n.status = 'approved' AND (o.status <> 'approved' OR n.country IS DISTINCT FROM o.country)
+            ) d$q$;
+        END IF;
+        EXECUTE format($s$
+          WITH toggled AS (
+            INSERT INTO library_country_bitmaps AS s (country, chunk, approved)
+            SELECT f.country, f.id >> 13, bookcase_search_bits(array_agg(f.id & 8191))
+            FROM (%s) f
+            GROUP BY 1, 2 ORDER BY 1, 2
+            ON CONFLICT (country, chunk) DO UPDATE SET approved = s.approved # excluded.approved
+            RETURNING s.country, s.chunk, s.approved)
+          SELECT array_agg(t.country), array_agg(t.chunk) FROM toggled t WHERE bit_count(t.approved) = 0
+        $s$, flips) INTO empty_countries, empty_chunks;
+        IF empty_countries IS NOT NULL THEN
+          DELETE FROM library_country_bitmaps s
+          USING unnest(empty_countries, empty_chunks) AS e(country, chunk)
+          WHERE s.country = e.country AND s.chunk = e.chunk AND bit_count(s.approved) = 0;
+        END IF;
+        RETURN NULL;
+      END
+      $_$;
+
+--
 -- Name: bookcase_favourite_library_approved(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -327,10 +372,14 @@ CREATE FUNCTION public.bookcase_map_cells_recount(cells jsonb) RETURNS void
         CREATE TEMP TABLE IF NOT EXISTS bookcase_map_dirty (level smallint, cx integer, cy integer)
           ON COMMIT DROP;
         DELETE FROM bookcase_map_dirty;
+        -- A cell at a coarser level is its finest cell's ancestor: the finest index shifted right.
         INSERT INTO bookcase_map_dirty
-          SELECT DISTINCT 16, d.cx, d.cy FROM jsonb_to_recordset(cells) AS d(cx integer, cy integer);
+          SELECT DISTINCT g.level, d.cx >> (16 - g.level), d.cy >> (16 - g.level)
+          FROM jsonb_to_recordset(cells) AS d(cx integer, cy integer)
+          CROSS JOIN generate_series(0, 16) AS g(level);
+        ANALYZE bookcase_map_dirty;
         DELETE FROM library_map_cells c USING bookcase_map_dirty d
-          WHERE c.level = 16 AND c.cx = d.cx AND c.cy = d.cy;
+          WHERE d.level = 16 AND c.level = 16 AND c.cx = d.cx AND c.cy = d.cy;
         INSERT INTO library_map_cells
           (level, cx, cy, country, has_photo, count, sum_lng, sum_lat, min_lng, min_lat, max_lng, max_lat, min_id)
         SELECT 16, d.cx, d.cy, p.country, p.photo, count(*), sum(p.lng), sum(p.lat), min(p.lng), min(p.lat),
@@ -344,7 +393,7 @@ CREATE FUNCTION public.bookcase_map_cells_recount(cells jsonb) RETURNS void
                  CASE WHEN d.cy = 262143 THEN -90
                       ELSE degrees(atan(sinh(pi() * (1 - 2 * (d.cy + 1) / 262144.0)))) - 1e-9 END AS south
         ) b
-        JOIN LATERAL (
+        CROSS JOIN LATERAL (
           SELECT l.id, ST_X(l.location::geometry) AS lng, ST_Y(l.location::geometry) AS lat, l.country,
                  (l.photo_key IS NOT NULL OR EXISTS (
      SELECT 1 FROM library_photos ph WHERE ph.library_id = l.id AND ph.status = 'approved')) AS photo
@@ -352,12 +401,14 @@ CREATE FUNCTION public.bookcase_map_cells_recount(cells jsonb) RETURNS void
           WHERE l.status = 'approved'
             AND point(ST_X(l.location::geometry), ST_Y(l.location::geometry))
                 <@ box(point(b.west, b.south), point(b.east, b.north))
-        ) p ON bookcase_map_cell(bookcase_map_x(p.lng), 16) = d.cx
+          OFFSET 0
+        ) p
+        WHERE d.level = 16
+          AND bookcase_map_cell(bookcase_map_x(p.lng), 16) = d.cx
            AND bookcase_map_cell(bookcase_map_y(p.lat), 16) = d.cy
         GROUP BY d.cx, d.cy, p.country, p.photo;
         FOR lvl IN REVERSE 15..0 LOOP
-          INSERT INTO bookcase_map_dirty
-            SELECT DISTINCT lvl, d.cx / 2, d.cy / 2 FROM bookcase_map_dirty d WHERE d.level = lvl + 1;
+          
           DELETE FROM library_map_cells c USING bookcase_map_dirty d
             WHERE d.level = lvl AND c.level = lvl AND c.cx = d.cx AND c.cy = d.cy;
           INSERT INTO library_map_cells
@@ -440,6 +491,101 @@ CREATE FUNCTION public.bookcase_map_y(lat double precision) RETURNS double preci
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$ SELECT 0.5 - ln(tan(pi() / 4 + radians(least(85.0511287798066, greatest(-85.0511287798066, lat))) / 2))
                          / (2 * pi()) $$;
+
+--
+-- Name: bookcase_search_bitmaps_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_bitmaps_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $_$
+      DECLARE
+        flips text;
+        empty_prefixes text[];
+        empty_chunks integer[];
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          -- An inserted approved library sets each of its prefixes (and each of its name's); a deleted one clears them.
+          flips := $q$SELECT p.prefix, n.id, true AS approved, p.in_name
+            FROM new_rows n, bookcase_search_prefixes(n.search_vector) p WHERE n.status = 'approved'$q$;
+        ELSIF TG_OP = 'DELETE' THEN
+          flips := $q$SELECT p.prefix, o.id, true AS approved, p.in_name
+            FROM old_rows o, bookcase_search_prefixes(o.search_vector) p WHERE o.status = 'approved'$q$;
+        ELSE
+          -- What differs between the old approved vector and the new approved one: a prefix on one side only, or in
+          -- the name on one side only. Rows whose status and vector stay as they were cost a join and nothing else.
+          flips := $q$SELECT d.prefix, d.id, count(*) = 1 AS approved,
+              count(*) FILTER (WHERE d.in_name) = 1 AS in_name
+            FROM (
+              SELECT p.prefix, o.id, p.in_name
+              FROM old_rows o JOIN new_rows n ON n.id = o.id, bookcase_search_prefixes(o.search_vector) p
+              WHERE o.status = 'approved'
+                AND (n.status <> 'approved' OR n.search_vector IS DISTINCT FROM o.search_vector)
+              UNION ALL
+              SELECT p.prefix, n.id, p.in_name
+              FROM old_rows o JOIN new_rows n ON n.id = o.id, bookcase_search_prefixes(n.search_vector) p
+              WHERE n.status = 'approved'
+                AND (o.status <> 'approved' OR n.search_vector IS DISTINCT FROM o.search_vector)
+            ) d GROUP BY d.prefix, d.id$q$;
+        END IF;
+        EXECUTE format($s$
+          WITH toggled AS (
+            INSERT INTO library_search_bitmaps AS s (prefix, chunk, approved, in_name)
+            SELECT f.prefix, f.id >> 13,
+                   bookcase_search_bits(coalesce(array_agg(f.id & 8191) FILTER (WHERE f.approved), '{}')),
+                   bookcase_search_bits(coalesce(array_agg(f.id & 8191) FILTER (WHERE f.in_name), '{}'))
+            FROM (%s) f WHERE f.approved OR f.in_name
+            GROUP BY 1, 2 ORDER BY 1, 2
+            ON CONFLICT (prefix, chunk) DO UPDATE
+              SET approved = s.approved # excluded.approved, in_name = s.in_name # excluded.in_name
+            RETURNING s.prefix, s.chunk, s.approved)
+          SELECT array_agg(t.prefix), array_agg(t.chunk) FROM toggled t WHERE bit_count(t.approved) = 0
+        $s$, flips) INTO empty_prefixes, empty_chunks;
+        IF empty_prefixes IS NOT NULL THEN
+          DELETE FROM library_search_bitmaps s
+          USING unnest(empty_prefixes, empty_chunks) AS e(prefix, chunk)
+          WHERE s.prefix = e.prefix AND s.chunk = e.chunk AND bit_count(s.approved) = 0;
+        END IF;
+        RETURN NULL;
+      END
+      $_$;
+
+--
+-- Name: bookcase_search_bits(integer[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_bits(offsets integer[]) RETURNS bit
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    AS $$
+      DECLARE
+        bits bit(8192) := B'0'::bit(8192);
+        o integer;
+      BEGIN
+        IF cardinality(offsets) >= 100 THEN
+          SELECT rpad(string_agg(repeat('0', 64 * (w.w - coalesce(w.before, -1) - 1)) || w.word::bit(64)::text, ''
+                                 ORDER BY w.w), 8192, '0')::bit(8192)
+          INTO bits
+          FROM (SELECT g.w, g.word, lag(g.w) OVER (ORDER BY g.w) AS before
+                FROM (SELECT x >> 6 AS w, bit_or(1::bigint << (63 - (x & 63))) AS word
+                      FROM unnest(offsets) x GROUP BY 1) g) w;
+          RETURN bits;
+        END IF;
+        FOREACH o IN ARRAY offsets LOOP
+          bits := set_bit(bits, o, 1);
+        END LOOP;
+        RETURN bits;
+      END
+      $$;
+
+--
+-- Name: bookcase_search_prefixed(text[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_prefixed(lexemes text[]) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+        SELECT coalesce(bool_and(char_length(x) <= 24), false) FROM unnest(lexemes) x
+      $$;
 
 --
 -- Name: bookcase_search_prefixes(tsvector); Type: FUNCTION; Schema: public; Owner: -
@@ -795,6 +941,16 @@ CREATE TABLE public.library_city_counts (
 );
 
 --
+-- Name: library_country_bitmaps; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_country_bitmaps (
+    country character(2) NOT NULL,
+    chunk integer NOT NULL,
+    approved bit(8192) NOT NULL
+);
+
+--
 -- Name: library_country_counts; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -892,6 +1048,19 @@ CREATE TABLE public.library_postal_code_counts (
     approved integer NOT NULL,
     with_photo integer NOT NULL
 );
+
+--
+-- Name: library_search_bitmaps; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_search_bitmaps (
+    prefix text NOT NULL,
+    chunk integer NOT NULL,
+    approved bit(8192) NOT NULL,
+    in_name bit(8192) NOT NULL
+);
+ALTER TABLE ONLY public.library_search_bitmaps ALTER COLUMN approved SET STORAGE MAIN;
+ALTER TABLE ONLY public.library_search_bitmaps ALTER COLUMN in_name SET STORAGE MAIN;
 
 --
 -- Name: library_search_prefixes; Type: TABLE; Schema: public; Owner: -
@@ -1469,6 +1638,13 @@ ALTER TABLE ONLY public.library_city_counts
     ADD CONSTRAINT library_city_counts_pkey PRIMARY KEY (city, country);
 
 --
+-- Name: library_country_bitmaps library_country_bitmaps_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_country_bitmaps
+    ADD CONSTRAINT library_country_bitmaps_pkey PRIMARY KEY (country, chunk);
+
+--
 -- Name: library_country_counts library_country_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1509,6 +1685,13 @@ ALTER TABLE ONLY public.library_place_grams
 
 ALTER TABLE ONLY public.library_postal_code_counts
     ADD CONSTRAINT library_postal_code_counts_pkey PRIMARY KEY (postal_code, country);
+
+--
+-- Name: library_search_bitmaps library_search_bitmaps_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_search_bitmaps
+    ADD CONSTRAINT library_search_bitmaps_pkey PRIMARY KEY (prefix, chunk);
 
 --
 -- Name: library_search_prefixes library_search_prefixes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2050,6 +2233,24 @@ CREATE UNIQUE INDEX users_username_lower_key ON public.users USING btree (lower(
 CREATE TRIGGER favourites_library_approved BEFORE INSERT OR UPDATE OF library_id ON public.favourites FOR EACH ROW EXECUTE FUNCTION public.bookcase_favourite_library_approved();
 
 --
+-- Name: libraries libraries_country_bitmaps_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_country_bitmaps_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_country_bitmaps_sync();
+
+--
+-- Name: libraries libraries_country_bitmaps_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_country_bitmaps_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_country_bitmaps_sync();
+
+--
+-- Name: libraries libraries_country_bitmaps_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_country_bitmaps_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_country_bitmaps_sync();
+
+--
 -- Name: libraries libraries_counts_delete; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -2102,6 +2303,24 @@ CREATE TRIGGER libraries_place_counts_insert AFTER INSERT ON public.libraries RE
 --
 
 CREATE TRIGGER libraries_place_counts_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_place_counts_sync();
+
+--
+-- Name: libraries libraries_search_bitmaps_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_bitmaps_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bitmaps_sync();
+
+--
+-- Name: libraries libraries_search_bitmaps_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_bitmaps_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bitmaps_sync();
+
+--
+-- Name: libraries libraries_search_bitmaps_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_bitmaps_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bitmaps_sync();
 
 --
 -- Name: libraries libraries_search_prefixes_delete; Type: TRIGGER; Schema: public; Owner: -

@@ -391,6 +391,8 @@ interface TextConditions {
   where: string;
   /** Whether `q` is the only filter (its counts can then come from library_search_prefixes). */
   textOnly: boolean;
+  /** The parameter of `country` when it is the only other filter (counted with library_country_bitmaps). */
+  country: string | null;
   lexemes: string;
   /** The tsquery of all matches, and of the matches whose name holds every word. */
   all: string;
@@ -401,9 +403,12 @@ function textConditions(sql: Sql, search: LibrarySearch, words: string): TextCon
   const base = new Sql(sql.params);
   addListConditions(base, { ...search, q: undefined }, 'count');
   const param = sql.param(words);
+  // `country` alone besides `q` (the status and the country are the base's only conditions).
+  const country = search.country && base.where.length === 2 ? search.country.toUpperCase() : null;
   return {
     where: base.whereClause(),
     textOnly: base.where.length === 1,
+    country: country === null ? null : sql.param(country),
     lexemes: queryLexemesSql(param),
     all: prefixTsQuerySql(param),
     name: prefixTsQuerySql(param, 'A'),
@@ -411,21 +416,47 @@ function textConditions(sql: Sql, search: LibrarySearch, words: string): TextCon
 }
 
 /**
- * A row of the exact number of matches (`total`) and of name matches (`in_name`). For `q` alone with one lexeme (one
- * word, a prefix query), one row of library_search_prefixes; otherwise counted from `libraries`, both in one scan
- * (linear in the matches). The lexemes are constants when PostgreSQL plans the statement, so the branch not taken
- * becomes a one-time filter that is false and reads nothing.
+ * A row of the exact number of matches (`total`) and of name matches (`in_name`). For `q` alone, with every lexeme
+ * of at most SEARCH_PREFIX_MAX_CHARS characters: one lexeme (one word, a prefix query) is one row of
+ * library_search_prefixes; several are the AND of their prefixes' bitmaps in library_search_bitmaps, chunk by chunk
+ * of 8,192 ids (about 120 rows per word at 1M, whatever the number of matches: through GIN, PostgreSQL 15 reads a heap
+ * page per match, seconds cold for `book swap`). With `country` as the only other filter, any number of such words:
+ * the same AND with the country's bitmap (library_country_bitmaps). Otherwise counted from `libraries`, both in one
+ * scan (linear in the matches). The lexemes are constants when PostgreSQL plans the statement, so the branches not
+ * taken become one-time filters that are false and read nothing.
  */
 function textCounts(t: TextConditions): string {
-  const single = `cardinality(${t.lexemes}) = 1 AND char_length((${t.lexemes})[1]) <= ${SEARCH_PREFIX_MAX_CHARS}`;
   const counted = `SELECT count(*) AS total, count(*) FILTER (WHERE l.search_vector @@ ${t.name}) AS in_name
            FROM libraries l ${t.where} AND l.search_vector @@ ${t.all}`;
-  if (!t.textOnly) return `SELECT total::int, in_name::int FROM (${counted}) c`;
+  if (!t.textOnly && t.country === null)
+    return `SELECT total::int, in_name::int FROM (${counted}) c`;
+  // An immutable function of a constant: computed when the statement is planned, like the lexemes.
+  const prefixed = `bookcase_search_prefixed(${t.lexemes})`;
+  if (t.country !== null) {
+    return `SELECT coalesce(sum(c.total), 0)::int AS total, coalesce(sum(c.in_name), 0)::int AS in_name FROM (
+           ${counted} AND NOT ${prefixed}
+           UNION ALL
+           SELECT bit_count(b.approved), bit_count(b.in_name) FROM (
+             SELECT bit_and(x.approved) AS approved, bit_and(x.in_name) AS in_name FROM (
+               SELECT s.chunk, s.approved, s.in_name FROM library_search_bitmaps s
+               WHERE ${prefixed} AND s.prefix = ANY (${t.lexemes})
+               UNION ALL
+               SELECT k.chunk, k.approved, k.approved FROM library_country_bitmaps k
+               WHERE ${prefixed} AND k.country = ${t.country}) x
+             GROUP BY x.chunk HAVING count(*) = cardinality(${t.lexemes}) + 1) b) c`;
+  }
+  const single = `cardinality(${t.lexemes}) = 1 AND char_length((${t.lexemes})[1]) <= ${SEARCH_PREFIX_MAX_CHARS}`;
+  const several = `cardinality(${t.lexemes}) > 1 AND ${prefixed}`;
   return `SELECT coalesce(sum(c.total), 0)::int AS total, coalesce(sum(c.in_name), 0)::int AS in_name FROM (
-           ${counted} AND NOT (${single})
+           ${counted} AND NOT (${single}) AND NOT (${several})
            UNION ALL
            SELECT s.approved, s.in_name FROM library_search_prefixes s
-           WHERE ${single} AND s.prefix = (${t.lexemes})[1]) c`;
+           WHERE ${single} AND s.prefix = (${t.lexemes})[1]
+           UNION ALL
+           SELECT bit_count(b.approved), bit_count(b.in_name) FROM (
+             SELECT bit_and(s.approved) AS approved, bit_and(s.in_name) AS in_name FROM library_search_bitmaps s
+             WHERE ${several} AND s.prefix = ANY (${t.lexemes})
+             GROUP BY s.chunk HAVING count(*) = cardinality(${t.lexemes})) b) c`;
 }
 
 /**
@@ -454,7 +485,14 @@ function textPageQuery(
   const reach = `(${off} + ${lim})`;
   const part = (n: number, size: string, needed: string, walked: string, collected: string) => {
     const walk = `${WALK_COST_RATIO} * (${size})::float8 * (${size}) >= ${reach}::float8 * t.approved`;
-    return `(SELECT ${n} AS part, l.id, l.created_at FROM libraries l ${t.where} AND ${walked} AND ${needed} AND ${walk}
+    // The walk filters the list newest first as an index gives it: the LIMIT of no effect is an InitPlan, whose value
+    // the planner cannot know, so it plans the inner list for its first rows (an index in order) and the filter
+    // cannot move below it. With the filter beside the order, PostgreSQL estimated three words' matches as a few
+    // rows and read and sorted every match (`little free library`, 88,378 matches: 152k buffers, 1.1 s).
+    return `(SELECT ${n} AS part, l.id, l.created_at FROM (
+             SELECT l.id, l.created_at, l.search_vector FROM libraries l ${t.where}
+             ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) l
+           WHERE ${walked} AND ${needed} AND ${walk}
            ORDER BY l.created_at DESC, l.id DESC LIMIT ${reach})
          UNION ALL
          (SELECT ${n}, c.id, c.created_at FROM (

@@ -63,7 +63,7 @@ export class PasswordResetService implements OnModuleInit {
     const email = normalizeEmail(rawEmail);
     if (!isValidEmail(email)) throw new RefusedError(RESET_MESSAGES.invalidEmail);
     await this.countPerAddress(email);
-    await this.tokens.transaction((manager) => this.queue.passwordResetRequested(manager, email));
+    await this.tokens.transaction((tx) => this.queue.passwordResetRequested(tx, email));
     return { message: RESET_MESSAGES.requested, details: null };
   }
 
@@ -121,8 +121,8 @@ export class PasswordResetService implements OnModuleInit {
     if (dto.new_password !== dto.new_password_confirm) {
       throw new RefusedError(RESET_MESSAGES.passwordsDoNotMatch);
     }
-    const account = await this.tokens.transaction((manager) =>
-      this.tokens.findForUpdate(hashResetToken(dto.token), manager),
+    const account = await this.tokens.transaction((tx) =>
+      this.tokens.findForUpdate(hashResetToken(dto.token), tx),
     );
     if (!account) throw new RefusedError(RESET_MESSAGES.invalidLink);
     const violation = checkPasswordPolicy(dto.new_password, {
@@ -131,17 +131,17 @@ export class PasswordResetService implements OnModuleInit {
     });
     if (violation) throw new RefusedError(violation);
     const passwordHash = await this.hasher.hash(dto.new_password);
-    await this.tokens.transaction(async (manager) => {
-      const held = await this.tokens.findForUpdate(hashResetToken(dto.token), manager);
+    await this.tokens.transaction(async (tx) => {
+      const held = await this.tokens.findForUpdate(hashResetToken(dto.token), tx);
       const at = this.clock.date();
       if (!held || held.usedAt !== null || held.expiresAt <= at || !held.userActive) {
         throw new RefusedError(RESET_MESSAGES.invalidLink);
       }
-      await this.tokens.setPassword(held.userId, passwordHash, manager);
-      await this.tokens.useAll(held.userId, at, manager);
-      await this.tokens.revokeAllSessions(held.userId, at, manager);
+      await this.tokens.setPassword(held.userId, passwordHash, tx);
+      await this.tokens.useAll(held.userId, at, tx);
+      await this.tokens.revokeAllSessions(held.userId, at, tx);
       await this.queue.passwordChanged(
-        manager,
+        tx,
         { id: held.userId, username: held.username, email: held.email },
         'reset',
       );

@@ -1,15 +1,28 @@
 import request from 'supertest';
 import { bearer, loginUser, registerUser, TEST_PASSWORD } from '../support/auth.js';
-import { withClient } from '../support/database.js';
+import { countRows } from '../support/database.js';
 import { errorBody as error, INVALID_REFRESH, UNAUTHORIZED } from '../support/errors.js';
 import { useTestSuite } from '../support/suite.js';
 
 describe('account changes: email, password, deletion', () => {
   const api = (path: string) => `/api/v1/auth/${path}`;
-  const count = async (sql: string, params: unknown[]) =>
-    withClient(db.url, async (client) => Number((await client.query(sql, params)).rows[0].count));
+  const count = (sql: string, params: unknown[]) => countRows(db.url, sql, params);
 
   const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
+
+  /** Both tokens of a session are refused: the access token with 401, the refresh token as invalid. */
+  async function expectSessionRefused(session: { access: string; refresh: string }) {
+    const me = await request(t.http)
+      .get(api('me'))
+      .set('Authorization', bearer(session.access))
+      .expect(401);
+    expect(me.body).toEqual(UNAUTHORIZED);
+    const refresh = await request(t.http)
+      .post(api('refresh'))
+      .send({ refresh: session.refresh })
+      .expect(401);
+    expect(refresh.body).toEqual(INVALID_REFRESH);
+  }
 
   describe('PATCH /auth/me/email', () => {
     it('200 with the User object; the email is stored trimmed and lower-cased', async () => {
@@ -122,16 +135,7 @@ describe('account changes: email, password, deletion', () => {
       }).expect(200);
 
       for (const session of [other, third]) {
-        const refresh = await request(t.http)
-          .post(api('refresh'))
-          .send({ refresh: session.refresh })
-          .expect(401);
-        expect(refresh.body).toEqual(INVALID_REFRESH);
-        const me = await request(t.http)
-          .get(api('me'))
-          .set('Authorization', bearer(session.access))
-          .expect(401);
-        expect(me.body).toEqual(UNAUTHORIZED);
+        await expectSessionRefused(session);
       }
       await request(t.http).get(api('me')).set('Authorization', bearer(user.access)).expect(200);
       const own = await request(t.http)
@@ -259,16 +263,7 @@ describe('account changes: email, password, deletion', () => {
       expect(res.body).toEqual({ message: 'Account deleted successfully.', details: null });
 
       for (const session of [user, other]) {
-        const me = await request(t.http)
-          .get(api('me'))
-          .set('Authorization', bearer(session.access))
-          .expect(401);
-        expect(me.body).toEqual(UNAUTHORIZED);
-        const refresh = await request(t.http)
-          .post(api('refresh'))
-          .send({ refresh: session.refresh })
-          .expect(401);
-        expect(refresh.body).toEqual(INVALID_REFRESH);
+        await expectSessionRefused(session);
       }
       const login = await request(t.http)
         .post(api('login'))
@@ -285,13 +280,15 @@ describe('account changes: email, password, deletion', () => {
         .send({ token: `device-${user.id}`, environment: 'production' })
         .expect(201);
       await remove(user.access, { password: user.password }).expect(200);
-      expect(await count('SELECT count(*) FROM users WHERE id = $1', [user.id])).toBe(0);
+      expect(await count('SELECT count(*)::int AS n FROM users WHERE id = $1', [user.id])).toBe(0);
       expect(
-        await count('SELECT count(*) FROM refresh_sessions WHERE user_id = $1', [user.id]),
+        await count('SELECT count(*)::int AS n FROM refresh_sessions WHERE user_id = $1', [
+          user.id,
+        ]),
       ).toBe(0);
-      expect(await count('SELECT count(*) FROM device_tokens WHERE user_id = $1', [user.id])).toBe(
-        0,
-      );
+      expect(
+        await count('SELECT count(*)::int AS n FROM device_tokens WHERE user_id = $1', [user.id]),
+      ).toBe(0);
       await registerUser(t.http, { username: user.username, email: user.email });
     });
   });

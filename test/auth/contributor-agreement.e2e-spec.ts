@@ -8,7 +8,7 @@ import request from 'supertest';
 import { bearer, TEST_PASSWORD } from '../support/auth.js';
 import type { TestApp } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
-import { withClient } from '../support/database.js';
+import { countRows, queryRows } from '../support/database.js';
 import { startFakeJwks } from '../support/fake-jwks.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -70,19 +70,13 @@ describe('contributor agreement', () => {
     (await request(t.http).get('/api/v1/auth/me').set('Authorization', bearer(access)).expect(200))
       .body as Record<string, unknown>;
   const acceptances = (username: string) =>
-    withClient(db.url, async (client) => {
-      const { rows } = await client.query(
-        `SELECT a.version, a.channel, a.accepted_at FROM contributor_agreements a
-           JOIN users u ON u.id = a.user_id WHERE u.username = $1 ORDER BY a.id`,
-        [username],
-      );
-      return rows;
-    });
-  const userCount = () =>
-    withClient(
+    queryRows(
       db.url,
-      async (client) => (await client.query('SELECT count(*)::int AS n FROM users')).rows[0].n,
+      `SELECT a.version, a.channel, a.accepted_at FROM contributor_agreements a
+         JOIN users u ON u.id = a.user_id WHERE u.username = $1 ORDER BY a.id`,
+      [username],
     );
+  const userCount = () => countRows(db.url, 'SELECT count(*)::int AS n FROM users');
 
   beforeAll(async () => {
     required = await startApp({

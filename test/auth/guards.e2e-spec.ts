@@ -2,7 +2,7 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { bearer, makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
 import type { TestApp } from '../support/app.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { queryRows, type TestDatabase } from '../support/database.js';
 import { StaffProbeModule } from '../support/staff-probe.module.js';
 import { STAFF_REQUIRED, UNAUTHORIZED } from '../support/errors.js';
 import { useTestSuite } from '../support/suite.js';
@@ -11,7 +11,11 @@ describe('global JWT and staff guards', () => {
   let db: TestDatabase;
   let t: TestApp;
   let user: RegisteredUser;
-  const probe = (path: string) => `/api/v1/staff-probe/${path}`;
+  /** GET a probe route, with this Authorization header when given. */
+  const getProbe = (path: string, authorization?: string) => {
+    const req = request(t.http).get(`/api/v1/staff-probe/${path}`);
+    return authorization === undefined ? req : req.set('Authorization', authorization);
+  };
 
   useTestSuite(
     {
@@ -27,24 +31,18 @@ describe('global JWT and staff guards', () => {
 
   describe('a route without decorators requires a valid access token', () => {
     it('401 Unauthorized without a token', async () => {
-      const res = await request(t.http).get(probe('private')).expect(401);
+      const res = await getProbe('private').expect(401);
       expect(res.body).toEqual(UNAUTHORIZED);
       expect(res.headers['content-type']).toMatch(/application\/json/);
     });
 
     it('401 Unauthorized with a bad token', async () => {
-      const res = await request(t.http)
-        .get(probe('private'))
-        .set('Authorization', 'Bearer nope')
-        .expect(401);
+      const res = await getProbe('private', 'Bearer nope').expect(401);
       expect(res.body).toEqual(UNAUTHORIZED);
     });
 
     it('200 with the caller as AuthUser {id, username, isStaff, sessionId}', async () => {
-      const res = await request(t.http)
-        .get(probe('private'))
-        .set('Authorization', bearer(user.access))
-        .expect(200);
+      const res = await getProbe('private', bearer(user.access)).expect(200);
       const sid = (jwt.decode(user.access) as { sid: string }).sid;
       expect(res.body).toEqual({
         user: { id: user.id, username: user.username, isStaff: false, sessionId: sid },
@@ -55,89 +53,61 @@ describe('global JWT and staff guards', () => {
 
   describe('@StaffOnly()', () => {
     it('401 Unauthorized without a token', async () => {
-      const res = await request(t.http).get(probe('staff')).expect(401);
+      const res = await getProbe('staff').expect(401);
       expect(res.body).toEqual(UNAUTHORIZED);
     });
 
     it('403 Staff access required. for a signed-in non-staff user', async () => {
-      const res = await request(t.http)
-        .get(probe('staff'))
-        .set('Authorization', bearer(user.access))
-        .expect(403);
+      const res = await getProbe('staff', bearer(user.access)).expect(403);
       expect(res.body).toEqual(STAFF_REQUIRED);
     });
 
     it('200 for staff, read from the database on every request', async () => {
       const staff = await registerUser(t.http);
       await makeStaff(db.url, staff.id);
-      const res = await request(t.http)
-        .get(probe('staff'))
-        .set('Authorization', bearer(staff.access))
-        .expect(200);
+      const res = await getProbe('staff', bearer(staff.access)).expect(200);
       expect(res.body.user).toMatchObject({ id: staff.id, isStaff: true });
       const me = await request(t.http)
         .get('/api/v1/auth/me')
         .set('Authorization', bearer(staff.access))
         .expect(200);
       expect(me.body.is_staff).toBe(true);
-      await withClient(db.url, (client) =>
-        client.query('UPDATE users SET is_staff = false WHERE id = $1', [staff.id]),
-      );
-      const demoted = await request(t.http)
-        .get(probe('staff'))
-        .set('Authorization', bearer(staff.access))
-        .expect(403);
+      await queryRows(db.url, 'UPDATE users SET is_staff = false WHERE id = $1', [staff.id]);
+      const demoted = await getProbe('staff', bearer(staff.access)).expect(403);
       expect(demoted.body).toEqual(STAFF_REQUIRED);
     });
   });
 
   describe('@OptionalAuth()', () => {
     it('is anonymous without a token', async () => {
-      const res = await request(t.http).get(probe('optional')).expect(200);
+      const res = await getProbe('optional').expect(200);
       expect(res.body).toEqual({ user: null });
     });
 
     it('is anonymous with a garbage token', async () => {
-      const res = await request(t.http)
-        .get(probe('optional'))
-        .set('Authorization', 'Bearer garbage')
-        .expect(200);
+      const res = await getProbe('optional', 'Bearer garbage').expect(200);
       expect(res.body).toEqual({ user: null });
     });
 
     it('is anonymous with a refresh token, an expired access token, or one of a deleted session', async () => {
       const other = await registerUser(t.http);
-      const refresh = await request(t.http)
-        .get(probe('optional'))
-        .set('Authorization', bearer(other.refresh))
-        .expect(200);
+      const refresh = await getProbe('optional', bearer(other.refresh)).expect(200);
       expect(refresh.body).toEqual({ user: null });
-      await withClient(db.url, (client) =>
-        client.query('DELETE FROM refresh_sessions WHERE user_id = $1', [other.id]),
-      );
-      const revoked = await request(t.http)
-        .get(probe('optional'))
-        .set('Authorization', bearer(other.access))
-        .expect(200);
+      await queryRows(db.url, 'DELETE FROM refresh_sessions WHERE user_id = $1', [other.id]);
+      const revoked = await getProbe('optional', bearer(other.access)).expect(200);
       expect(revoked.body).toEqual({ user: null });
     });
 
     it('is anonymous once the access token expired', async () => {
       const other = await registerUser(t.http);
       t.clock.advance(301_000);
-      const res = await request(t.http)
-        .get(probe('optional'))
-        .set('Authorization', bearer(other.access))
-        .expect(200);
+      const res = await getProbe('optional', bearer(other.access)).expect(200);
       expect(res.body).toEqual({ user: null });
     });
 
     it('knows the caller with a valid token', async () => {
       const other = await registerUser(t.http);
-      const res = await request(t.http)
-        .get(probe('optional'))
-        .set('Authorization', bearer(other.access))
-        .expect(200);
+      const res = await getProbe('optional', bearer(other.access)).expect(200);
       expect(res.body.user).toMatchObject({
         id: other.id,
         username: other.username,
@@ -149,12 +119,9 @@ describe('global JWT and staff guards', () => {
   describe('@Public()', () => {
     it('never reads the token', async () => {
       const fresh = await registerUser(t.http);
-      const res = await request(t.http)
-        .get(probe('public'))
-        .set('Authorization', bearer(fresh.access))
-        .expect(200);
+      const res = await getProbe('public', bearer(fresh.access)).expect(200);
       expect(res.body).toEqual({ user: null });
-      await request(t.http).get(probe('public')).set('Authorization', 'Bearer garbage').expect(200);
+      await getProbe('public', 'Bearer garbage').expect(200);
     });
   });
 });

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { Redis } from 'ioredis';
 import { describeWithRedis } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
-import { withClient } from '../support/database.js';
+import { countRows } from '../support/database.js';
 import { startFakeJwks } from '../support/fake-jwks.js';
 import { RedisBreaker } from '../../src/common/redis/redis-breaker.js';
 import { OwnRedisServer } from '../support/redis-server.js';
@@ -53,12 +53,7 @@ describeWithRedis('identity-token replay guard through a Redis outage (issue 14)
   const signIn = (idToken: string) =>
     request(t.http).post('/api/v1/auth/social').send({ provider: 'google', id_token: idToken });
   const claimedInDatabase = () =>
-    withClient(
-      db.url,
-      async (client) =>
-        (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM used_identity_tokens'))
-          .rows[0].n,
-    );
+    countRows(db.url, 'SELECT count(*)::int AS n FROM used_identity_tokens');
   /** Whether Redis holds the replay key of the token with this jti. */
   const inRedis = async (jti: string) => {
     const client = new Redis(redis.url);

@@ -1,10 +1,10 @@
 import type { JWTPayload } from 'jose';
 import request from 'supertest';
-import { bearer, loginUser, registerUser } from '../support/auth.js';
+import { bearer, deactivateUser, loginUser, registerUser } from '../support/auth.js';
 import { describeWithRedis, type TestApp, itWithDatabaseServer } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
 import { useTestSuite } from '../support/suite.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { countRows, queryRows, type TestDatabase } from '../support/database.js';
 import {
   closedPortUrl,
   startFakeJwks,
@@ -76,11 +76,7 @@ describe('POST /auth/social', () => {
     (await request(t.http).get('/api/v1/auth/me').set('Authorization', bearer(access)).expect(200))
       .body;
   const namesOf = async (id: number) =>
-    withClient(
-      db.url,
-      async (client) =>
-        (await client.query('SELECT first_name, last_name FROM users WHERE id = $1', [id])).rows[0],
-    );
+    (await queryRows(db.url, 'SELECT first_name, last_name FROM users WHERE id = $1', [id]))[0];
 
   useTestSuite(
     {
@@ -316,9 +312,7 @@ describe('POST /auth/social', () => {
         id_token: await appleToken(providers, { sub }),
       }).expect(200);
       const { id } = await me(first.body.access);
-      await withClient(db.url, (client) =>
-        client.query('UPDATE users SET is_active = false WHERE id = $1', [id]),
-      );
+      await deactivateUser(db.url, id);
       const res = await signIn({
         provider: 'apple',
         id_token: await appleToken(providers, { sub }),
@@ -405,9 +399,7 @@ describe('POST /auth/social', () => {
     });
 
     it('records used tokens in the database when no Redis is configured', async () => {
-      const count = await withClient(db.url, async (client) =>
-        Number((await client.query('SELECT count(*) FROM used_identity_tokens')).rows[0].count),
-      );
+      const count = await countRows(db.url, 'SELECT count(*)::int AS n FROM used_identity_tokens');
       expect(count).toBeGreaterThan(0);
     });
   });
@@ -496,11 +488,10 @@ describe('POST /auth/social', () => {
         .send({ confirm_text: 'DELETE' })
         .expect(200);
       expect(deleted.body).toEqual({ message: 'Account deleted successfully.', details: null });
-      const identities = await withClient(db.url, async (client) =>
-        Number(
-          (await client.query('SELECT count(*) FROM social_identities WHERE user_id = $1', [id]))
-            .rows[0].count,
-        ),
+      const identities = await countRows(
+        db.url,
+        'SELECT count(*)::int AS n FROM social_identities WHERE user_id = $1',
+        [id],
       );
       expect(identities).toBe(0);
       await request(t.http)
@@ -595,17 +586,10 @@ describeWithRedis('POST /auth/social replay guard in Redis', () => {
       .send({ provider: 'google', id_token: token })
       .expect(200);
     // The database is the record of truth (issue 14): the claim is there, written through to Redis.
-    const count = async () =>
-      Number(
-        await withClient(
-          db.url,
-          async (client) =>
-            (await client.query('SELECT count(*) FROM used_identity_tokens')).rows[0].count,
-        ),
-      );
+    const count = () => countRows(db.url, 'SELECT count(*)::int AS n FROM used_identity_tokens');
     expect(await count()).toBe(1);
     // Redis alone refuses the replay (the table row is gone, Redis still knows the key).
-    await withClient(db.url, (client) => client.query('DELETE FROM used_identity_tokens'));
+    await queryRows(db.url, 'DELETE FROM used_identity_tokens');
     const res = await request(t.http)
       .post('/api/v1/auth/social')
       .send({ provider: 'google', id_token: token })

@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { bearer, registerUser, TEST_PASSWORD } from '../support/auth.js';
+import { bearer, deactivateUser, registerUser, TEST_PASSWORD } from '../support/auth.js';
 import { TEST_JWT_SECRET, type TestApp, itWithDatabaseServer } from '../support/app.js';
 import { withClient } from '../support/database.js';
 import { INVALID_CREDENTIALS, INVALID_REFRESH, UNAUTHORIZED } from '../support/errors.js';
@@ -25,6 +25,11 @@ describe('register, login, refresh, me', () => {
   const api = (path: string) => `/api/v1/auth/${path}`;
 
   const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
+  /** POST /auth/refresh with this refresh token. */
+  const refreshWith = (refresh: string) => request(t.http).post(api('refresh')).send({ refresh });
+  /** GET /auth/me with this token as the bearer. */
+  const getMe = (token: string) =>
+    request(t.http).get(api('me')).set('Authorization', bearer(token));
 
   describe('POST /auth/register', () => {
     it('answers 201 with exactly {access, refresh}, private and uncached', async () => {
@@ -62,10 +67,7 @@ describe('register, login, refresh, me', () => {
           password,
         })
         .expect(201);
-      const me = await request(t.http)
-        .get(api('me'))
-        .set('Authorization', bearer(res.body.access))
-        .expect(200);
+      const me = await getMe(res.body.access).expect(200);
       expect(me.body).toEqual({
         id: expect.any(Number),
         username,
@@ -274,9 +276,7 @@ describe('register, login, refresh, me', () => {
 
     it('401 Invalid credentials. for an inactive user, even with the right password', async () => {
       const user = await registerUser(t.http);
-      await withClient(db.url, (client) =>
-        client.query('UPDATE users SET is_active = false WHERE id = $1', [user.id]),
-      );
+      await deactivateUser(db.url, user.id);
       const res = await request(t.http)
         .post(api('login'))
         .send({ username: user.username, password: user.password })
@@ -310,10 +310,7 @@ describe('register, login, refresh, me', () => {
     it('200 with exactly {access}: a new access token of the same session', async () => {
       const user = await registerUser(t.http);
       t.clock.advance(2000);
-      const res = await request(t.http)
-        .post(api('refresh'))
-        .send({ refresh: user.refresh })
-        .expect(200);
+      const res = await refreshWith(user.refresh).expect(200);
       expect(Object.keys(res.body)).toEqual(['access']);
       const claims = claimsOf(res.body.access);
       expect(claims).toMatchObject({
@@ -322,16 +319,13 @@ describe('register, login, refresh, me', () => {
         sid: claimsOf(user.refresh).sid,
       });
       expect(res.body.access).not.toBe(user.access);
-      await request(t.http)
-        .get(api('me'))
-        .set('Authorization', bearer(res.body.access))
-        .expect(200);
+      await getMe(res.body.access).expect(200);
     });
 
     it('reuses the refresh token (no rotation)', async () => {
       const user = await registerUser(t.http);
-      await request(t.http).post(api('refresh')).send({ refresh: user.refresh }).expect(200);
-      await request(t.http).post(api('refresh')).send({ refresh: user.refresh }).expect(200);
+      await refreshWith(user.refresh).expect(200);
+      await refreshWith(user.refresh).expect(200);
     });
 
     it.each([
@@ -353,16 +347,13 @@ describe('register, login, refresh, me', () => {
         ),
       ],
     ])('401 Invalid or expired refresh token. for a %s token', async (_name, refresh) => {
-      const res = await request(t.http).post(api('refresh')).send({ refresh }).expect(401);
+      const res = await refreshWith(refresh).expect(401);
       expect(res.body).toEqual(INVALID_REFRESH);
     });
 
     it('401 Invalid or expired refresh token. for an access token', async () => {
       const user = await registerUser(t.http);
-      const res = await request(t.http)
-        .post(api('refresh'))
-        .send({ refresh: user.access })
-        .expect(401);
+      const res = await refreshWith(user.access).expect(401);
       expect(res.body).toEqual(INVALID_REFRESH);
     });
 
@@ -377,31 +368,23 @@ describe('register, login, refresh, me', () => {
         },
         TEST_JWT_SECRET,
       );
-      const res = await request(t.http).post(api('refresh')).send({ refresh }).expect(401);
+      const res = await refreshWith(refresh).expect(401);
       expect(res.body).toEqual(INVALID_REFRESH);
     });
 
     it('401 for a refresh token of an inactive user', async () => {
       const user = await registerUser(t.http);
-      await withClient(db.url, (client) =>
-        client.query('UPDATE users SET is_active = false WHERE id = $1', [user.id]),
-      );
-      const res = await request(t.http)
-        .post(api('refresh'))
-        .send({ refresh: user.refresh })
-        .expect(401);
+      await deactivateUser(db.url, user.id);
+      const res = await refreshWith(user.refresh).expect(401);
       expect(res.body).toEqual(INVALID_REFRESH);
     });
 
     it('401 once the refresh token has expired (30 days)', async () => {
       const user = await registerUser(t.http);
       t.clock.advance(30 * 86400 * 1000 - 1000);
-      await request(t.http).post(api('refresh')).send({ refresh: user.refresh }).expect(200);
+      await refreshWith(user.refresh).expect(200);
       t.clock.advance(1000);
-      const res = await request(t.http)
-        .post(api('refresh'))
-        .send({ refresh: user.refresh })
-        .expect(401);
+      const res = await refreshWith(user.refresh).expect(401);
       expect(res.body).toEqual(INVALID_REFRESH);
     });
 
@@ -423,10 +406,7 @@ describe('register, login, refresh, me', () => {
   describe('GET /auth/me', () => {
     it('200 with the User object', async () => {
       const user = await registerUser(t.http);
-      const res = await request(t.http)
-        .get(api('me'))
-        .set('Authorization', bearer(user.access))
-        .expect(200);
+      const res = await getMe(user.access).expect(200);
       expect(res.body).toEqual({
         id: user.id,
         username: user.username,
@@ -455,10 +435,7 @@ describe('register, login, refresh, me', () => {
 
     it('401 Unauthorized for a refresh token used as an access token', async () => {
       const user = await registerUser(t.http);
-      const res = await request(t.http)
-        .get(api('me'))
-        .set('Authorization', bearer(user.refresh))
-        .expect(401);
+      const res = await getMe(user.refresh).expect(401);
       expect(res.body).toEqual(UNAUTHORIZED);
     });
 
@@ -470,10 +447,7 @@ describe('register, login, refresh, me', () => {
         jwt.sign(claims, '', { algorithm: 'none' }),
         jwt.sign(claims, TEST_JWT_SECRET, { algorithm: 'HS512' }),
       ]) {
-        const res = await request(t.http)
-          .get(api('me'))
-          .set('Authorization', bearer(token))
-          .expect(401);
+        const res = await getMe(token).expect(401);
         expect(res.body).toEqual(UNAUTHORIZED);
       }
     });
@@ -481,32 +455,18 @@ describe('register, login, refresh, me', () => {
     it('401 Unauthorized once the access token has expired (5 minutes); refresh gives a working one', async () => {
       const user = await registerUser(t.http);
       t.clock.advance(299_000);
-      await request(t.http).get(api('me')).set('Authorization', bearer(user.access)).expect(200);
+      await getMe(user.access).expect(200);
       t.clock.advance(1000);
-      const res = await request(t.http)
-        .get(api('me'))
-        .set('Authorization', bearer(user.access))
-        .expect(401);
+      const res = await getMe(user.access).expect(401);
       expect(res.body).toEqual(UNAUTHORIZED);
-      const refreshed = await request(t.http)
-        .post(api('refresh'))
-        .send({ refresh: user.refresh })
-        .expect(200);
-      await request(t.http)
-        .get(api('me'))
-        .set('Authorization', bearer(refreshed.body.access))
-        .expect(200);
+      const refreshed = await refreshWith(user.refresh).expect(200);
+      await getMe(refreshed.body.access).expect(200);
     });
 
     it('401 Unauthorized for an inactive user', async () => {
       const user = await registerUser(t.http);
-      await withClient(db.url, (client) =>
-        client.query('UPDATE users SET is_active = false WHERE id = $1', [user.id]),
-      );
-      const res = await request(t.http)
-        .get(api('me'))
-        .set('Authorization', bearer(user.access))
-        .expect(401);
+      await deactivateUser(db.url, user.id);
+      const res = await getMe(user.access).expect(401);
       expect(res.body).toEqual(UNAUTHORIZED);
     });
 
@@ -514,10 +474,7 @@ describe('register, login, refresh, me', () => {
       const a = await registerUser(t.http);
       const b = await registerUser(t.http);
       const forged = jwt.sign({ ...claimsOf(a.access), sub: String(b.id) }, TEST_JWT_SECRET);
-      const res = await request(t.http)
-        .get(api('me'))
-        .set('Authorization', bearer(forged))
-        .expect(401);
+      const res = await getMe(forged).expect(401);
       expect(res.body).toEqual(UNAUTHORIZED);
     });
   });

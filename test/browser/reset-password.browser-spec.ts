@@ -4,9 +4,7 @@
  * 375 px and 1280 px like the console (no CSP violation, no console error, labelled controls, no overflow).
  */
 import type { Locator, Page } from 'playwright-core';
-import request from 'supertest';
-import { NotificationsWorker } from '../../src/notifications/notifications.worker.js';
-import { loginUser, registerUser } from '../support/auth.js';
+import { loginUser, registerUser, sendResetMail } from '../support/auth.js';
 import {
   checkPage,
   clickAndLoad,
@@ -47,11 +45,7 @@ describeWithBrowser('password reset page in a browser', () => {
   /** A new account and the path of the link its reset mail holds. */
   async function resetLink(): Promise<{ username: string; path: string }> {
     const user = await registerUser(t.http);
-    await request(t.http)
-      .post('/api/v1/auth/password/reset')
-      .send({ email: user.email })
-      .expect(200);
-    await t.app.get(NotificationsWorker).runOnce();
+    await sendResetMail(t, user.email);
     const mail = smtp.to(user.email).at(-1)!;
     return { username: user.username, path: `/reset-password?token=${resetTokenOf(mail)}` };
   }

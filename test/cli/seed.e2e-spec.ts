@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import sharp from 'sharp';
 import type { TestApp } from '../support/app.js';
-import { withClient } from '../support/database.js';
+import { queryRows, withClient } from '../support/database.js';
 import { useCliSuite } from './cli-support.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -13,7 +13,7 @@ describe('seed (npm run cli -- seed --libraries N)', () => {
   const { db } = cli;
 
   const query = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
-    withClient(db.url, async (client) => (await client.query(text, params)).rows as T[]);
+    queryRows<T>(db.url, text, params);
 
   describe('2,000 libraries', () => {
     let app: TestApp;

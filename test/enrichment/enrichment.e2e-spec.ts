@@ -1,21 +1,13 @@
 /**
  * AI enrichment against a loopback fake of an OpenAI-compatible chat API, on a real database. The worker's polling
  * is switched off (except in the bootstrap test) and driven with runOnce(); time moves with the FakeClock. The
- * library rows and photos are written directly (through MediaStorage), as the create flow would leave them.
+ * library rows and photos are written directly (through MediaStorage), as the create flow would leave them. Each
+ * test starts the apps it needs (closed after it) and finds the fake AI reset.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Test } from '@nestjs/testing';
 import pg from 'pg';
 import sharp from 'sharp';
-import { AppModule } from '../../src/app.module.js';
-import { configureApp, NEST_APP_OPTIONS } from '../../src/app.setup.js';
 import { Database } from '../../src/database/database.js';
-import { Clock } from '../../src/common/clock.js';
 import { MediaStorage } from '../../src/common/media/media-storage.js';
-import { loadConfig } from '../../src/config/app-config.js';
 import { EnrichmentQueue } from '../../src/enrichment/enrichment.queue.js';
 import { EnrichmentWorker } from '../../src/enrichment/enrichment.worker.js';
 import {
@@ -23,80 +15,70 @@ import {
   ENRICHMENT_OPTIONS,
   type EnrichmentOptions,
 } from '../../src/enrichment/enrichment.options.js';
-import { TEST_JWT_SECRET, itWithDatabaseServer } from '../support/app.js';
+import { itWithDatabaseServer, type TestApp } from '../support/app.js';
 import { FakeClock } from '../support/clock.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { queryRows } from '../support/database.js';
 import { aiJson, FakeAiServer } from '../support/fake-ai.js';
+import { temporaryDirectory, useTestSuite } from '../support/suite.js';
 
 const API_KEY = 'test-key';
 const SECOND = 1000;
 
-interface EnrichmentApp {
-  app: NestExpressApplication;
+/** The app with the enrichment pieces a test drives or writes through. */
+interface EnrichmentApp extends TestApp {
   worker: EnrichmentWorker;
   queue: EnrichmentQueue;
   media: MediaStorage;
   database: Database;
-  close(): Promise<void>;
 }
 
 describe('AI enrichment', () => {
-  let db: TestDatabase;
-  let fake: FakeAiServer;
-  let mediaRoot: string;
+  // Media lives in one folder for the whole file, so a "restarted" app reads the photos the first one stored.
+  const {
+    db,
+    fakes: { ai: fake },
+    startApp: startSuiteApp,
+  } = useTestSuite({
+    app: false,
+    fakes: async () => ({
+      ai: await FakeAiServer.start(),
+      media: temporaryDirectory('bookcase-enrichment-media-'),
+    }),
+    env: ({ ai, media }) => ({
+      MEDIA_ROOT: media.path,
+      AI_API_BASE_URL: ai.baseUrl,
+      AI_API_KEY: API_KEY,
+      AI_MODEL: 'test-model',
+    }),
+  });
   let clock: FakeClock;
-  let open: EnrichmentApp[] = [];
+  let open: TestApp[] = [];
   let photo: Buffer;
 
   /**
-   * The real application as createTestApp builds it, plus an override of the worker's tuning (no background
-   * polling, a short request timeout where a test needs one). Media lives in one folder for the whole file, so a
-   * "restarted" app reads the photos the first one stored.
+   * The real application, plus an override of the worker's tuning (no background polling, a short request timeout
+   * where a test needs one); without the AI settings when `ai` is false.
    */
   async function startApp(
     options: { ai?: boolean; clock?: FakeClock; tuning?: Partial<EnrichmentOptions> } = {},
   ): Promise<EnrichmentApp> {
-    const dataDir = mkdtempSync(join(tmpdir(), 'bookcase-enrichment-'));
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      JWT_SECRET: TEST_JWT_SECRET,
-      DATA_DIR: dataDir,
-      MEDIA_ROOT: mediaRoot,
-      LOG_LEVEL: 'silent',
-      ...(options.ai === false
-        ? {}
-        : { AI_API_BASE_URL: fake.baseUrl, AI_API_KEY: API_KEY, AI_MODEL: 'test-model' }),
+    const t = await startSuiteApp({
+      env: options.ai === false ? ({ MEDIA_ROOT }) => ({ MEDIA_ROOT }) : undefined,
+      clock: options.clock ?? clock,
+      overrides: [
+        {
+          provide: ENRICHMENT_OPTIONS,
+          useValue: { ...DEFAULT_ENRICHMENT_OPTIONS, autoStart: false, ...options.tuning },
+        },
+      ],
     });
-    const moduleRef = await Test.createTestingModule({
-      imports: [AppModule.forRoot({ config, databaseUrl: db.url, runMigrations: false })],
-    })
-      .overrideProvider(Clock)
-      .useValue(options.clock ?? clock)
-      .overrideProvider(ENRICHMENT_OPTIONS)
-      .useValue({ ...DEFAULT_ENRICHMENT_OPTIONS, autoStart: false, ...options.tuning })
-      .compile();
-    const app = moduleRef.createNestApplication<NestExpressApplication>({
-      ...NEST_APP_OPTIONS,
-      logger: false,
+    open.push(t);
+    return Object.assign(t, {
+      worker: t.app.get(EnrichmentWorker),
+      queue: t.app.get(EnrichmentQueue),
+      media: t.app.get(MediaStorage),
+      database: t.app.get(Database),
     });
-    await configureApp(app, config);
-    let closed = false;
-    const handle: EnrichmentApp = {
-      app,
-      worker: app.get(EnrichmentWorker),
-      queue: app.get(EnrichmentQueue),
-      media: app.get(MediaStorage),
-      database: app.get(Database),
-      close: async () => {
-        if (closed) return;
-        closed = true;
-        await app.close();
-        rmSync(dataDir, { recursive: true, force: true });
-      },
-    };
-    open.push(handle);
-    return handle;
   }
 
   let sequence = 0;
@@ -131,43 +113,36 @@ describe('AI enrichment', () => {
     return { id, address };
   }
 
-  const library = (id: number) =>
-    withClient(db.url, async (client) => {
-      const { rows } = await client.query(
+  const sql = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+    queryRows<T>(db.url, text, params);
+
+  const library = async (id: number) =>
+    (
+      await sql<{ name: string; description: string; ai_generated_fields: string[] }>(
         'SELECT name, description, ai_generated_fields FROM libraries WHERE id = $1',
         [id],
-      );
-      return rows[0] as { name: string; description: string; ai_generated_fields: string[] };
-    });
+      )
+    )[0];
 
   const job = (libraryId: number) =>
-    withClient(db.url, async (client) => {
-      const { rows } = await client.query(
-        'SELECT status, attempts, run_after, locked_until, last_error FROM enrichment_jobs WHERE library_id = $1',
-        [libraryId],
-      );
-      return rows as {
-        status: string;
-        attempts: number;
-        run_after: Date;
-        locked_until: Date | null;
-        last_error: string;
-      }[];
-    });
-
-  const sql = (text: string, params: unknown[] = []) =>
-    withClient(db.url, (client) => client.query(text, params));
+    sql<{
+      status: string;
+      attempts: number;
+      run_after: Date;
+      locked_until: Date | null;
+      last_error: string;
+    }>(
+      'SELECT status, attempts, run_after, locked_until, last_error FROM enrichment_jobs WHERE library_id = $1',
+      [libraryId],
+    );
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    mediaRoot = mkdtempSync(join(tmpdir(), 'bookcase-enrichment-media-'));
     photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#a33' } })
       .jpeg()
       .toBuffer();
   });
 
   beforeEach(async () => {
-    fake = await FakeAiServer.start();
     clock = new FakeClock();
     await sql('DELETE FROM enrichment_jobs');
   });
@@ -175,12 +150,7 @@ describe('AI enrichment', () => {
   afterEach(async () => {
     for (const t of open.reverse()) await t.close();
     open = [];
-    await fake.close();
-  });
-
-  afterAll(async () => {
-    await db?.drop();
-    rmSync(mediaRoot, { recursive: true, force: true });
+    fake.reset();
   });
 
   it('fills only the blank field from one chat-completions call and marks it AI-generated', async () => {
@@ -402,7 +372,7 @@ describe('AI enrichment', () => {
     expect(fake.requests).toHaveLength(3);
     expect(await library(id)).toEqual({ name: '', description: '', ai_generated_fields: [] });
     const errors = await sql('SELECT last_error FROM enrichment_jobs');
-    expect(JSON.stringify(errors.rows)).not.toContain(API_KEY);
+    expect(JSON.stringify(errors)).not.toContain(API_KEY);
   });
 
   it('survives a restart in the middle of a job: the next app takes it up once the lease expires', async () => {
@@ -489,7 +459,7 @@ describe('AI enrichment', () => {
     const addresses = texts().map((text) => /Address: (.*)/.exec(text)![1]);
     expect(new Set(addresses)).toEqual(new Set(submitted.map((s) => s.address)));
     const jobs = await sql('SELECT status, attempts FROM enrichment_jobs');
-    expect(jobs.rows).toEqual(Array(6).fill({ status: 'done', attempts: 1 }));
+    expect(jobs).toEqual(Array(6).fill({ status: 'done', attempts: 1 }));
   });
 
   itWithDatabaseServer(

@@ -4,37 +4,32 @@
  * countries and statistics that read it answer the exact counts, has_photo included (community photos count).
  */
 import request from 'supertest';
-import { withClient } from '../support/database.js';
+import { queryRows } from '../support/database.js';
+import {
+  addCommunityPhotos,
+  applyCountedWrites,
+  expectRecounted,
+  HAS_PHOTO,
+} from '../support/recount.js';
 import { useTestSuite } from '../support/suite.js';
 
 describe('library_counts', () => {
   const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
 
-  const sql = (text: string, params: unknown[] = []) =>
-    withClient(db.url, async (client) => (await client.query(text, params)).rows);
+  const sql = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+    queryRows<T>(db.url, text, params);
 
-  /** The aggregate against a recount; both as `country|day|approved|with_photo` lines with non-zero counts. */
-  async function expectExact(): Promise<void> {
-    const kept = await sql(
-      `SELECT country || '|' || day || '|' || approved || '|' || with_photo AS line FROM library_counts
-       WHERE approved > 0 ORDER BY 1`,
+  /** Both aggregates against a recount: per country and UTC day, and per country. */
+  const expectExact = () =>
+    expectRecounted(
+      db.url,
+      {
+        table: 'library_counts',
+        key: `country || '|' || day`,
+        recountKey: `country || '|' || (created_at AT TIME ZONE 'UTC')::date`,
+      },
+      { table: 'library_country_counts', key: 'country' },
     );
-    const recount = await sql(
-      `SELECT country || '|' || (created_at AT TIME ZONE 'UTC')::date || '|' || count(*) || '|'
-              || count(*) FILTER (WHERE photo_key IS NOT NULL) AS line
-       FROM libraries WHERE status = 'approved' GROUP BY country, (created_at AT TIME ZONE 'UTC')::date ORDER BY 1`,
-    );
-    expect(kept).toEqual(recount);
-    const perCountry = await sql(
-      `SELECT country || '|' || approved || '|' || with_photo AS line FROM library_country_counts
-       WHERE approved > 0 OR with_photo > 0 ORDER BY 1`,
-    );
-    const countryRecount = await sql(
-      `SELECT country || '|' || count(*) || '|' || count(*) FILTER (WHERE photo_key IS NOT NULL) AS line
-       FROM libraries WHERE status = 'approved' GROUP BY country ORDER BY 1`,
-    );
-    expect(perCountry).toEqual(countryRecount);
-  }
 
   it('follows inserts, approvals, rejections, moves between countries and days, photos and deletions', async () => {
     await sql(
@@ -48,63 +43,39 @@ describe('library_counts', () => {
               timestamptz '2026-01-01T23:30:00Z' + (i % 5) * interval '1 hour'
        FROM generate_series(1, 200) AS i`,
     );
-    await expectExact();
-    await sql(
-      `UPDATE libraries SET status = 'approved' WHERE slug IN ('count-4', 'count-8', 'count-12')`,
-    );
-    await expectExact();
-    await sql(`UPDATE libraries SET status = 'rejected' WHERE slug LIKE 'count-1%'`);
-    await expectExact();
-    await sql(
-      `UPDATE libraries SET country = 'IT' WHERE slug IN ('count-21', 'count-22', 'count-23')`,
-    );
-    await sql(
-      `UPDATE libraries SET created_at = created_at - interval '40 days' WHERE slug = 'count-25'`,
-    );
-    await sql(
-      `UPDATE libraries SET photo_key = NULL, thumbnail_key = NULL WHERE slug = 'count-26'`,
-    );
-    await sql(
-      `UPDATE libraries SET photo_key = 'p.jpg', thumbnail_key = 't.jpg' WHERE slug = 'count-27'`,
-    );
-    await sql(`UPDATE libraries SET name = 'Renamed' WHERE slug LIKE 'count-3%'`);
-    await expectExact();
-    await sql(`DELETE FROM libraries WHERE slug LIKE 'count-5%' OR slug = 'count-2'`);
-    await expectExact();
+    await applyCountedWrites(db.url, {
+      prefix: 'count',
+      approve: [4, 8, 12],
+      moves: [
+        `UPDATE libraries SET country = 'IT' WHERE slug IN ('count-21', 'count-22', 'count-23')`,
+        `UPDATE libraries SET created_at = created_at - interval '40 days' WHERE slug = 'count-25'`,
+      ],
+      photo: { remove: 26, add: 27 },
+      check: expectExact,
+    });
   });
 
   it('answers the list, countries and statistics with exact counts', async () => {
     // A library without a primary photo but with an approved community photo has a photo; a pending one does not.
-    const [{ id: community }] = await sql(
+    const [{ id: community }] = await sql<{ id: number }>(
       `SELECT id FROM libraries WHERE status = 'approved' AND photo_key IS NULL AND country = 'AT' ORDER BY id LIMIT 1`,
     );
-    const [{ id: pendingPhoto }] = await sql(
+    const [{ id: pendingPhoto }] = await sql<{ id: number }>(
       `SELECT id FROM libraries WHERE status = 'approved' AND photo_key IS NULL AND country = 'AT' ORDER BY id DESC LIMIT 1`,
     );
-    for (const [id, status] of [
-      [community, 'approved'],
-      [community, 'approved'],
-      [pendingPhoto, 'pending'],
-    ])
-      await sql(
-        `INSERT INTO library_photos (library_id, photo_key, thumbnail_key, status) VALUES ($1, 'cp.jpg', 'cp_t.jpg', $2)`,
-        [id, status],
-      );
+    await addCommunityPhotos(db.url, { approved: community, pending: pendingPhoto });
     const recount = async (where: string) =>
       (
-        await sql(`SELECT count(*)::int AS n FROM libraries l WHERE l.status = 'approved' ${where}`)
-      )[0].n as number;
-    const withPhoto = `AND (l.photo_key IS NOT NULL OR EXISTS (SELECT 1 FROM library_photos p
-                        WHERE p.library_id = l.id AND p.status = 'approved'))`;
+        await sql<{ n: number }>(
+          `SELECT count(*)::int AS n FROM libraries l WHERE l.status = 'approved' ${where}`,
+        )
+      )[0].n;
+    const withPhoto = `AND ${HAS_PHOTO}`;
     const cases: [string, string][] = [
       ['', ''],
       ['country=at', `AND l.country = 'AT'`],
       ['has_photo=true', withPhoto],
-      [
-        'has_photo=false',
-        `AND NOT (l.photo_key IS NOT NULL OR EXISTS (SELECT 1 FROM library_photos p
-                            WHERE p.library_id = l.id AND p.status = 'approved'))`,
-      ],
+      ['has_photo=false', `AND NOT ${HAS_PHOTO}`],
       ['has_photo=true&country=AT', `${withPhoto} AND l.country = 'AT'`],
     ];
     for (const [query, where] of cases) {

@@ -11,57 +11,40 @@ import {
   placeFilter,
   type LibrarySearch,
 } from '../../src/libraries/list-query.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { queryRows } from '../support/database.js';
+import {
+  addCommunityPhotos,
+  applyCountedWrites,
+  expectRecounted,
+  HAS_PHOTO,
+} from '../support/recount.js';
+import { useTestSuite } from '../support/suite.js';
 
 describe('place counts', () => {
-  let db: TestDatabase;
-  let t: TestApp;
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({ databaseUrl: db.url, env: { RATE_LIMIT_ENABLED: 'false' } });
-  });
+  const sql = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+    queryRows<T>(db.url, text, params);
 
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  /** The 1- and 2-grams of an approved library's lower-cased city or postal code, each once per library. */
+  const grams = (column: string) => `
+    SELECT DISTINCT l.id, l.country, l.photo_key, '${column}:' || substr(v, i, n) AS gram
+    FROM (SELECT *, ${column === 'city' ? 'lower(city)' : 'postal_code'} AS v FROM libraries
+          WHERE status = 'approved') l,
+         generate_series(1, 2) AS n, generate_series(1, char_length(v) - n + 1) AS i`;
 
-  const sql = (text: string, params: unknown[] = []) =>
-    withClient(db.url, async (client) => (await client.query(text, params)).rows);
-
-  const lines = (text: string) =>
-    sql(text).then((rows) => rows.map((row) => (row as { line: string }).line));
-
-  /** Every aggregate against a recount, as `key|country|approved|with_photo` lines with non-zero counts. */
-  async function expectExact(): Promise<void> {
-    const photo = `count(*) FILTER (WHERE photo_key IS NOT NULL)`;
-    for (const [table, column] of [
-      ['library_city_counts', 'city'],
-      ['library_postal_code_counts', 'postal_code'],
-    ]) {
-      expect(
-        await lines(`SELECT ${column} || '|' || country || '|' || approved || '|' || with_photo AS line
-                     FROM ${table} WHERE approved <> 0 OR with_photo <> 0 ORDER BY 1`),
-      ).toEqual(
-        await lines(`SELECT ${column} || '|' || country || '|' || count(*) || '|' || ${photo} AS line
-                     FROM libraries WHERE status = 'approved' GROUP BY ${column}, country ORDER BY 1`),
-      );
-    }
-    const grams = (column: string) => `
-      SELECT DISTINCT l.id, l.country, l.photo_key, '${column}:' || substr(v, i, n) AS gram
-      FROM (SELECT *, ${column === 'city' ? 'lower(city)' : 'postal_code'} AS v FROM libraries
-            WHERE status = 'approved') l,
-           generate_series(1, 2) AS n, generate_series(1, char_length(v) - n + 1) AS i`;
-    expect(
-      await lines(`SELECT gram || '|' || country || '|' || approved || '|' || with_photo AS line
-                   FROM library_place_grams WHERE approved <> 0 OR with_photo <> 0 ORDER BY 1`),
-    ).toEqual(
-      await lines(`SELECT gram || '|' || country || '|' || count(*) || '|' || ${photo} AS line
-                   FROM (${grams('city')} UNION ALL ${grams('postal_code')}) g GROUP BY gram, country ORDER BY 1`),
+  /** Every place aggregate against a recount. */
+  const expectExact = () =>
+    expectRecounted(
+      db.url,
+      { table: 'library_city_counts', key: `city || '|' || country` },
+      { table: 'library_postal_code_counts', key: `postal_code || '|' || country` },
+      {
+        table: 'library_place_grams',
+        key: `gram || '|' || country`,
+        from: `(${grams('city')} UNION ALL ${grams('postal_code')}) g`,
+      },
     );
-  }
 
   it('follows inserts, approvals, rejections, edits of places, moves, photos and deletions', async () => {
     await sql(
@@ -77,31 +60,22 @@ describe('place counts', () => {
               timestamptz '2026-01-01T00:00:00Z' + i * interval '1 hour'
        FROM generate_series(1, 240) AS i`,
     );
-    await expectExact();
-    await sql(`UPDATE libraries SET status = 'approved' WHERE slug IN ('place-6', 'place-12')`);
-    await sql(`UPDATE libraries SET status = 'rejected' WHERE slug LIKE 'place-1%'`);
-    await expectExact();
-    await sql(`UPDATE libraries SET city = 'Bergen' WHERE slug IN ('place-21', 'place-22')`);
-    await sql(`UPDATE libraries SET postal_code = '10117' WHERE slug IN ('place-23', 'place-24')`);
-    await sql(`UPDATE libraries SET country = 'IT' WHERE slug = 'place-25'`);
-    await sql(
-      `UPDATE libraries SET location = ST_SetSRID(ST_MakePoint(11, 51), 4326)::geography WHERE slug = 'place-26'`,
-    );
-    await sql(
-      `UPDATE libraries SET photo_key = NULL, thumbnail_key = NULL WHERE slug = 'place-28'`,
-    );
-    await sql(
-      `UPDATE libraries SET photo_key = 'p.jpg', thumbnail_key = 't.jpg' WHERE slug = 'place-29'`,
-    );
-    await sql(`UPDATE libraries SET name = 'Renamed' WHERE slug LIKE 'place-3%'`);
-    await expectExact();
-    await sql(`DELETE FROM libraries WHERE slug LIKE 'place-5%' OR slug = 'place-2'`);
-    await expectExact();
+    await applyCountedWrites(db.url, {
+      prefix: 'place',
+      approve: [6, 12],
+      moves: [
+        `UPDATE libraries SET city = 'Bergen' WHERE slug IN ('place-21', 'place-22')`,
+        `UPDATE libraries SET postal_code = '10117' WHERE slug IN ('place-23', 'place-24')`,
+        `UPDATE libraries SET country = 'IT' WHERE slug = 'place-25'`,
+        `UPDATE libraries SET location = ST_SetSRID(ST_MakePoint(11, 51), 4326)::geography
+         WHERE slug = 'place-26'`,
+      ],
+      photo: { remove: 28, add: 29 },
+      check: expectExact,
+    });
   });
 
   /** The filters of the list and the recount's conditions on `l` for them. */
-  const withPhoto = `(l.photo_key IS NOT NULL OR EXISTS (SELECT 1 FROM library_photos p
-                      WHERE p.library_id = l.id AND p.status = 'approved'))`;
   const cases: [string, LibrarySearch, string][] = [
     ['city=ber', { city: 'ber' }, `lower(l.city) LIKE '%ber%'`],
     ['city=b', { city: 'b' }, `lower(l.city) LIKE '%b%'`],
@@ -120,12 +94,12 @@ describe('place counts', () => {
     [
       'postal_code=10&has_photo=true',
       { postalCode: '10', hasPhoto: true },
-      `l.postal_code LIKE '%10%' AND ${withPhoto}`,
+      `l.postal_code LIKE '%10%' AND ${HAS_PHOTO}`,
     ],
     [
       'city=er&has_photo=false&country=DE',
       { city: 'er', hasPhoto: false, country: 'DE' },
-      `lower(l.city) LIKE '%er%' AND NOT ${withPhoto} AND l.country = 'DE'`,
+      `lower(l.city) LIKE '%er%' AND NOT ${HAS_PHOTO} AND l.country = 'DE'`,
     ],
     [
       'city=er&postal_code=10',
@@ -135,34 +109,26 @@ describe('place counts', () => {
     [
       'city=b&postal_code=1&has_photo=true&country=DE',
       { city: 'b', postalCode: '1', hasPhoto: true, country: 'DE' },
-      `lower(l.city) LIKE '%b%' AND l.postal_code LIKE '%1%' AND ${withPhoto} AND l.country = 'DE'`,
+      `lower(l.city) LIKE '%b%' AND l.postal_code LIKE '%1%' AND ${HAS_PHOTO} AND l.country = 'DE'`,
     ],
   ];
 
   it('answers the recounted total and the newest-first page for city and postal_code filters', async () => {
     // A library without a primary photo but with an approved community photo has a photo; a pending one does not.
-    const [{ id: community }] = await sql(
+    const [{ id: community }] = await sql<{ id: number }>(
       `SELECT id FROM libraries WHERE status = 'approved' AND photo_key IS NULL AND postal_code = '1010'
        ORDER BY id LIMIT 1`,
     );
-    const [{ id: pending }] = await sql(
+    const [{ id: pending }] = await sql<{ id: number }>(
       `SELECT id FROM libraries WHERE status = 'approved' AND photo_key IS NULL AND city = 'Berlin'
        ORDER BY id DESC LIMIT 1`,
     );
-    for (const [id, status] of [
-      [community, 'approved'],
-      [community, 'approved'],
-      [pending, 'pending'],
-    ])
-      await sql(
-        `INSERT INTO library_photos (library_id, photo_key, thumbnail_key, status) VALUES ($1, 'cp.jpg', 'cp_t.jpg', $2)`,
-        [id, status],
-      );
+    await addCommunityPhotos(db.url, { approved: community, pending });
     for (const [query, search, where] of cases) {
-      const expected = (await sql(
+      const expected = await sql<{ id: number }>(
         `SELECT l.id FROM libraries l WHERE l.status = 'approved' AND ${where}
          ORDER BY l.created_at DESC, l.id DESC`,
-      )) as { id: number }[];
+      );
       const ids = expected.map((row) => row.id);
       for (const page of [1, 2, 4]) {
         const res = await request(t.http)
@@ -196,10 +162,10 @@ describe('place counts', () => {
       for (const walkEntries of [0, 1e9])
         for (const offset of [0, 7]) {
           const statement = placeCountAndPageQuery(search, filter!, null, 5, offset, walkEntries);
-          const rows = (await sql(statement.text, statement.params)) as {
-            total: number;
-            id: number | null;
-          }[];
+          const rows = await sql<{ total: number; id: number | null }>(
+            statement.text,
+            statement.params,
+          );
           expect({ query, walkEntries, offset, total: rows[0].total }).toEqual({
             query,
             walkEntries,

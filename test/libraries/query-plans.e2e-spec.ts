@@ -145,20 +145,47 @@ describe('query plans of the library list', () => {
     expect(indexesOf(plan)).toContain('libraries_location_idx');
   });
 
-  it('q of one word is counted from library_search_prefixes alone, of several words through libraries_search_vector_idx', async () => {
+  it('q of one word is counted from library_search_prefixes alone, of several words from library_search_bitmaps alone', async () => {
     const one = await count({ q: 'Zauberschrank' });
     expect(indexesOf(one)).toEqual(['library_search_prefixes_pkey']);
     expect(relationsOf(one)).toEqual(['library_search_prefixes']);
-    const several = await count({ q: 'zauberschrank bookcase' });
-    expect(indexesOf(several)).toContain('libraries_search_vector_idx');
-    expect(nodeTypes(several)).not.toContain('Seq Scan');
+    for (const q of ['zauberschrank bookcase', 'bookcase shelf novels']) {
+      const several = await count({ q });
+      expect([q, indexesOf(several)]).toEqual([q, ['library_search_bitmaps_pkey']]);
+      expect([q, relationsOf(several)]).toEqual([q, ['library_search_bitmaps']]);
+    }
+    // With `country` alone besides it, one word or several: the bitmaps and the country's.
+    for (const q of ['bookcase', 'zauberschrank bookcase']) {
+      const inCountry = await count({ q, country: 'DE' });
+      expect([q, indexesOf(inCountry).sort()]).toEqual([
+        q,
+        ['library_country_bitmaps_pkey', 'library_search_bitmaps_pkey'],
+      ]);
+      expect([q, relationsOf(inCountry).sort()]).toEqual([
+        q,
+        ['library_country_bitmaps', 'library_search_bitmaps'],
+      ]);
+    }
+    // A word longer than the prefixes kept (24 characters), or `q` with another filter: counted through GIN.
+    for (const search of [
+      { q: 'bookcase abcdefghijklmnopqrstuvwxyz' },
+      { q: 'bookcase abcdefghijklmnopqrstuvwxyz', country: 'DE' },
+      { q: 'zauberschrank bookcase', city: 'Berlin' },
+      { q: 'zauberschrank bookcase', country: 'DE', hasPhoto: true },
+    ]) {
+      const counted = await count(search);
+      expect([search, indexesOf(counted)[0]]).toEqual([search, 'libraries_search_vector_idx']);
+      expect(relationsOf(counted).filter((name) => name.endsWith('_bitmaps'))).toEqual([]);
+      expect(nodeTypes(counted)).not.toContain('Seq Scan');
+    }
   });
 
   it('the page of q walks libraries_approved_created_search_idx for a common word and collects a rare one through a GIN index', async () => {
     // Nodes that ran: the parts not taken are planned but never executed.
     const ran = async (search: LibrarySearch) =>
       executed(await analyze(countAndPageQuery(search, null, 20, 0)));
-    for (const q of ['bookcase', 'poetry']) {
+    // Several common words too, whose matches PostgreSQL underestimates (the product of each word's share).
+    for (const q of ['bookcase', 'poetry', 'bookcase shelf', 'shelf number with bookcase']) {
       const nodes = await ran({ q });
       expect([
         q,

@@ -42,6 +42,50 @@ describe('q: library_search_prefixes and the page order', () => {
                  AND l.search_vector @@ ${prefixQuery('A')})::int AS name_matches
        FROM library_search_prefixes s`,
     );
+    // The bitmaps of several-word queries: every approved library's bit is set in the row of each of its prefixes
+    // (in `in_name` exactly when the prefix is in its name), and no other bit is (the bits add up to the counts).
+    const missing = await sql(
+      `SELECT p.prefix, l.id FROM libraries l CROSS JOIN bookcase_search_prefixes(l.search_vector) p
+       LEFT JOIN library_search_bitmaps b ON b.prefix = p.prefix AND b.chunk = l.id >> 13
+       WHERE l.status = 'approved'
+         AND (b.prefix IS NULL OR get_bit(b.approved, l.id & 8191) = 0
+              OR get_bit(b.in_name, l.id & 8191) <> p.in_name::int)`,
+    );
+    expect(missing).toEqual([]);
+    const bits = await sql(
+      `SELECT prefix || '|' || sum(bit_count(approved)) || '|' || sum(bit_count(in_name)) AS line
+       FROM library_search_bitmaps GROUP BY prefix ORDER BY prefix`,
+    );
+    expect(bits).toEqual(recount);
+    expect(
+      await sql(
+        `SELECT count(*)::int AS n FROM library_search_bitmaps WHERE bit_count(approved) = 0`,
+      ),
+    ).toEqual([{ n: 0 }]);
+    // The countries' bitmaps: exactly the approved libraries of each country.
+    expect(
+      await sql(
+        `SELECT l.id FROM libraries l LEFT JOIN library_country_bitmaps b
+           ON b.country = l.country AND b.chunk = l.id >> 13
+         WHERE l.status = 'approved' AND (b.country IS NULL OR get_bit(b.approved, l.id & 8191) = 0)`,
+      ),
+    ).toEqual([]);
+    expect(
+      await sql(
+        `SELECT country || '|' || sum(bit_count(approved)) AS line FROM library_country_bitmaps
+         GROUP BY country ORDER BY country`,
+      ),
+    ).toEqual(
+      await sql(
+        `SELECT country || '|' || count(*) AS line FROM libraries WHERE status = 'approved'
+         GROUP BY country ORDER BY country`,
+      ),
+    );
+    expect(
+      await sql(
+        `SELECT count(*)::int AS n FROM library_country_bitmaps WHERE bit_count(approved) = 0`,
+      ),
+    ).toEqual([{ n: 0 }]);
     expect(
       wrong.filter(
         (row: { approved: number; in_name: number; matches: number; name_matches: number }) =>
@@ -52,9 +96,10 @@ describe('q: library_search_prefixes and the page order', () => {
 
   it('follows inserts, approvals, rejections, edits of the text and deletions', async () => {
     await sql(
-      `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, location, status,
+      // Ids across a chunk boundary of library_search_bitmaps (8,192 ids: 106,495 is the last bit of one chunk).
+      `INSERT INTO libraries (id, slug, name, description, address, city, country, postal_code, location, status,
                               created_at)
-       SELECT 'prefix-' || i,
+       SELECT 106435 + i, 'prefix-' || i,
               (ARRAY['Bücherschrank', 'Book nook', 'Tauschregal', 'Lese-Ecke'])[1 + i % 4] || ' ' || i,
               (ARRAY['Bücher und Comics', 'Poetry, maps', '', 'Bookshelf at the station'])[1 + i % 3],
               '', 'City', 'DE', '', ST_SetSRID(ST_MakePoint(10, 50), 4326)::geography,
@@ -79,6 +124,9 @@ describe('q: library_search_prefixes and the page order', () => {
       `UPDATE libraries SET photo_key = 'p.jpg', thumbnail_key = 't.jpg' WHERE slug = 'prefix-24'`,
     );
     await sql(`UPDATE libraries SET name = name, city = 'Elsewhere'`);
+    await sql(
+      `UPDATE libraries SET country = 'AT' WHERE slug IN ('prefix-25', 'prefix-26', 'prefix-27')`,
+    );
     await expectExact();
     await sql(`DELETE FROM libraries WHERE slug IN ('prefix-21', 'prefix-30', 'prefix-35')`);
     await expectExact();
@@ -90,6 +138,69 @@ describe('q: library_search_prefixes and the page order', () => {
         `SELECT count(*)::int AS n FROM library_search_prefixes WHERE approved <> 0 OR in_name <> 0`,
       ),
     ).toEqual([{ n: 0 }]);
+    expect(await sql(`SELECT count(*)::int AS n FROM library_search_bitmaps`)).toEqual([{ n: 0 }]);
+  });
+
+  it('counts q of several words exactly from the bitmaps and orders name matches first, on every page', async () => {
+    // Words drawn per row so that every pair occurs in names, in descriptions and across both; one statement of
+    // 300 ids in one chunk, so common prefixes take bookcase_search_bits' path for many bits.
+    await sql(
+      `INSERT INTO libraries (id, slug, name, description, address, city, country, postal_code, location, status,
+                              created_at)
+       SELECT 300000 + i * 7, 'words-' || i,
+              (ARRAY['Book', 'Phone', 'Swap', 'Nook', 'Box'])[1 + i % 5] || ' '
+                || (ARRAY['swap', 'box', 'shelf', 'corner', 'book', 'bücherbox', 'Markt'])[1 + i % 7],
+              (ARRAY['community bookshelf', 'am Markt', 'phone booth', 'swap books', ''])[1 + i % 11 % 5],
+              '', 'City', (ARRAY['DE', 'AT', 'CH'])[1 + i % 3], '',
+              ST_SetSRID(ST_MakePoint(10, 50), 4326)::geography,
+              CASE WHEN i % 13 = 0 THEN 'pending' ELSE 'approved' END,
+              timestamptz '2026-02-01' + (i * 7919 % 500) * interval '1 minute'
+       FROM generate_series(1, 300) AS i`,
+    );
+    await expectExact();
+    const prefixes = (words: string[], weight: string) =>
+      words.map((word) => `'${word}':*${weight}`).join(' & ');
+    // Alone, and with `country` (the country's bitmap too): one word or several.
+    const cases = [
+      ['book', 'swap'],
+      ['phone', 'box'],
+      ['community', 'bookshelf'],
+      ['book', 'nook'],
+      ['bucherbox', 'am', 'markt'],
+      ['b', 'sw'],
+      ['swap', 'nothingmatches'],
+      ['swap'],
+      ['bo'],
+    ].flatMap((words) => [null, 'AT'].map((country) => ({ words, country })));
+    for (const { words, country } of cases) {
+      const expected = (
+        await sql(
+          `SELECT l.slug FROM libraries l
+           WHERE l.status = 'approved' AND l.search_vector @@ to_tsquery('simple', $1)
+             AND ($3::text IS NULL OR l.country = $3)
+           ORDER BY (l.search_vector @@ to_tsquery('simple', $2)) DESC, l.created_at DESC, l.id DESC`,
+          [prefixes(words, ''), prefixes(words, 'A'), country],
+        )
+      ).map((row: { slug: string }) => row.slug);
+      const query = `q=${encodeURIComponent(words.join(' ').replace('bucherbox', 'Bücherbox'))}${country ? `&country=${country}` : ''}`;
+      const first = await request(t.http).get(`/api/v1/libraries/?${query}&page_size=50`);
+      expect([words, country, first.status, first.body.pagination?.total]).toEqual([
+        words,
+        country,
+        200,
+        expected.length,
+      ]);
+      const slugs: string[] = [];
+      for (let n = 1; n <= first.body.pagination.total_pages; n++) {
+        const res = await request(t.http)
+          .get(`/api/v1/libraries/?${query}&page_size=50&page=${n}`)
+          .expect(200);
+        slugs.push(...(res.body.items as { slug: string }[]).map((item) => item.slug));
+      }
+      expect([words, country, slugs]).toEqual([words, country, expected]);
+    }
+    await sql(`DELETE FROM libraries WHERE slug LIKE 'words-%'`);
+    await expectExact();
   });
 
   describe('the list', () => {

@@ -7,6 +7,15 @@ import { DEG_PER_M, adminPost, mapSuite, submitLibrary, type SubmittedLibrary } 
 
 export const MAX_AGE_SECONDS = 600;
 
+/** The suite's library as the map would tag it: a public bookcase of the same name, address and operator. */
+export const SAME_BOOKCASE_TAGS: Record<string, string> = {
+  amenity: 'public_bookcase',
+  name: 'Bücherschrank am Markt',
+  'addr:street': 'Marktplatz',
+  'addr:housenumber': '1',
+  operator: 'Bürgerverein Altstadt',
+};
+
 export function duplicateCheckSuite() {
   const suite = mapSuite({
     env: { MAPDB_DUPLICATE_CHECK_MAX_AGE_SECONDS: String(MAX_AGE_SECONDS) },

@@ -13,7 +13,7 @@ import {
   sql,
   type SubmittedLibrary,
 } from './helpers.js';
-import { duplicateCheckSuite } from './duplicate-check-support.js';
+import { duplicateCheckSuite, SAME_BOOKCASE_TAGS } from './duplicate-check-support.js';
 
 describe('map contribution duplicate check', () => {
   const { suite, library, near, check } = duplicateCheckSuite();
@@ -124,15 +124,7 @@ describe('map contribution duplicate check', () => {
 
     it('several signals on one candidate are all listed', async () => {
       const lib = await library();
-      fake.seedQuery(
-        near(lib, 5, 17, {
-          amenity: 'public_bookcase',
-          name: 'Bücherschrank am Markt',
-          'addr:street': 'Marktplatz',
-          'addr:housenumber': '1',
-          operator: 'Bürgerverein Altstadt',
-        }),
-      );
+      fake.seedQuery(near(lib, 5, 17, SAME_BOOKCASE_TAGS));
       const body = await check(lib);
       expect(body.duplicate_candidates[0].signals).toEqual([
         'bookcase_within_25m',
@@ -146,15 +138,7 @@ describe('map contribution duplicate check', () => {
   describe('no block', () => {
     it('nothing blocks at 101 m: the same bookcase (name, address, operator) just outside the radius', async () => {
       const lib = await library();
-      fake.seedQuery(
-        near(lib, 101, 18, {
-          amenity: 'public_bookcase',
-          name: 'Bücherschrank am Markt',
-          'addr:street': 'Marktplatz',
-          'addr:housenumber': '1',
-          operator: 'Bürgerverein Altstadt',
-        }),
-      );
+      fake.seedQuery(near(lib, 101, 18, SAME_BOOKCASE_TAGS));
       const body = await check(lib);
       expect([body.status, body.duplicate_candidates, body.eligible]).toEqual([
         'no_match',

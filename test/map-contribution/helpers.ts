@@ -5,6 +5,7 @@
  */
 import type { DestinationStream } from 'pino';
 import request from 'supertest';
+import type { EventRow } from '../../src/map-contribution/contribution-rows.js';
 import type { TestApp } from '../support/app.js';
 import {
   bearer,
@@ -14,7 +15,7 @@ import {
   type NewUserFields,
   type RegisteredUser,
 } from '../support/auth.js';
-import { withClient, type TestDatabase } from '../support/database.js';
+import { queryRows, withClient, type TestDatabase } from '../support/database.js';
 import { FakeMapServer } from '../support/fake-map-server.js';
 import { createLibrary, type FormFields } from '../support/libraries.js';
 import { useTestSuite, type TestSuite } from '../support/suite.js';
@@ -213,34 +214,25 @@ export async function contributionRow(
   databaseUrl: string,
   libraryId: number,
 ): Promise<Record<string, unknown> | undefined> {
-  return withClient(databaseUrl, async (client) => {
-    const { rows } = await client.query(
-      `SELECT *, mapdb_element_id::int AS mapdb_element_id, changeset_id::int AS changeset_id
-       FROM map_contributions WHERE library_id = $1`,
-      [libraryId],
-    );
-    return rows[0];
-  });
+  const rows = await queryRows(
+    databaseUrl,
+    `SELECT *, mapdb_element_id::int AS mapdb_element_id, changeset_id::int AS changeset_id
+     FROM map_contributions WHERE library_id = $1`,
+    [libraryId],
+  );
+  return rows[0];
 }
 
-export interface EventRecord {
-  event_type: string;
-  outcome: string;
-  actor_id: number | null;
-  actor_username: string | null;
-  attempt_key: string | null;
-  details: Record<string, unknown>;
-}
+/** An event as the repository reads it, without its time. */
+export type EventRecord = Omit<EventRow, 'created_at'>;
 
 export async function eventRows(databaseUrl: string, libraryId: number): Promise<EventRecord[]> {
-  return withClient(databaseUrl, async (client) => {
-    const { rows } = await client.query<EventRecord>(
-      `SELECT event_type, outcome, actor_id, actor_username, attempt_key, details
-       FROM map_contribution_events WHERE library_id = $1 ORDER BY id`,
-      [libraryId],
-    );
-    return rows;
-  });
+  return queryRows<EventRecord>(
+    databaseUrl,
+    `SELECT event_type, outcome, actor_id, actor_username, attempt_key, details
+     FROM map_contribution_events WHERE library_id = $1 ORDER BY id`,
+    [libraryId],
+  );
 }
 
 export async function sql(databaseUrl: string, text: string, params: unknown[] = []) {

@@ -39,14 +39,18 @@ describe('map contribution duplicate resolution', () => {
   const resolve = (lib: SubmittedLibrary, body: object) =>
     adminPost(t.http, staff.access, `/${lib.slug}/resolve`, body);
 
+  /** Resolves with an outcome about node `id` of the map. */
+  const resolveNode = (lib: SubmittedLibrary, outcome: string, id: number, reason: string) =>
+    resolve(lib, { outcome, element_type: 'node', element_id: id, reason });
+
   it('same_feature links the element: already_present, nothing created, no write call', async () => {
     const lib = await duplicated(51);
-    const res = await resolve(lib, {
-      outcome: 'same_feature',
-      element_type: 'node',
-      element_id: 51,
-      reason: 'Same bookcase: the photo on the map matches.',
-    });
+    const res = await resolveNode(
+      lib,
+      'same_feature',
+      51,
+      'Same bookcase: the photo on the map matches.',
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       status: 'already_present',
@@ -88,34 +92,20 @@ describe('map contribution duplicate resolution', () => {
     const missing = await resolve(lib, { outcome: 'same_feature', reason: 'same' });
     expect(missing.status).toBe(422);
     const taken = await duplicated(53);
-    expect(
-      (
-        await resolve(taken, {
-          outcome: 'same_feature',
-          element_type: 'node',
-          element_id: 53,
-          reason: 'same',
-        })
-      ).status,
-    ).toBe(200);
-    const clash = await resolve(lib, {
-      outcome: 'same_feature',
-      element_type: 'node',
-      element_id: 53,
-      reason: 'same',
-    });
+    expect((await resolveNode(taken, 'same_feature', 53, 'same')).status).toBe(200);
+    const clash = await resolveNode(lib, 'same_feature', 53, 'same');
     expect(clash.status).toBe(409);
     expect((await contributionRow(db.url, lib.id))?.status).toBe('possible_duplicate');
   });
 
   it('different_feature keeps possible_duplicate until a fresh check passes; then the confirm proceeds', async () => {
     const lib = await duplicated(61);
-    const res = await resolve(lib, {
-      outcome: 'different_feature',
-      element_type: 'node',
-      element_id: 61,
-      reason: 'Node 61 is the school shelf across the street.',
-    });
+    const res = await resolveNode(
+      lib,
+      'different_feature',
+      61,
+      'Node 61 is the school shelf across the street.',
+    );
     expect(res.status).toBe(200);
     expect([res.body.status, codes(res.body)]).toEqual([
       'possible_duplicate',
@@ -158,12 +148,7 @@ describe('map contribution duplicate resolution', () => {
 
   it('different_feature covers only the resolved element: a new bookcase blocks again', async () => {
     const lib = await duplicated(62);
-    await resolve(lib, {
-      outcome: 'different_feature',
-      element_type: 'node',
-      element_id: 62,
-      reason: 'different',
-    });
+    await resolveNode(lib, 'different_feature', 62, 'different');
     fake.seedQuery(bookcaseAt(lib, 4, 63));
     const check = await adminPost(t.http, staff.access, `/${lib.slug}/check`);
     expect(check.body.status).toBe('possible_duplicate');
@@ -180,12 +165,7 @@ describe('map contribution duplicate resolution', () => {
 
   it('different_feature naming an element that is not a candidate is 400 and resolves nothing', async () => {
     const lib = await duplicated(64);
-    const res = await resolve(lib, {
-      outcome: 'different_feature',
-      element_type: 'node',
-      element_id: 65,
-      reason: 'typo in the id',
-    });
+    const res = await resolveNode(lib, 'different_feature', 65, 'typo in the id');
     expect([res.status, res.body]).toEqual([
       400,
       { message: 'node/65 is not among the duplicate candidates.', details: null },
@@ -230,12 +210,7 @@ describe('map contribution duplicate resolution', () => {
     const checked = await submitLibrary(t.http, owner, staff);
     await checkPasses(t.http, staff, checked.slug);
     for (const outcome of ['same_feature', 'different_feature', 'unclear']) {
-      const again = await resolve(checked, {
-        outcome,
-        element_type: 'node',
-        element_id: 99,
-        reason: 'x',
-      });
+      const again = await resolveNode(checked, outcome, 99, 'x');
       expect([again.status, again.body]).toEqual([409, refusal('possible_duplicate')]);
     }
     const detail = await adminGet(t.http, staff.access, `/${checked.slug}`);

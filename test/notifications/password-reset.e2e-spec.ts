@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import request from 'supertest';
 import { NotificationsWorker } from '../../src/notifications/notifications.worker.js';
-import { bearer, loginUser, registerUser, TEST_PASSWORD } from '../support/auth.js';
-import { withClient } from '../support/database.js';
+import { bearer, loginUser, registerUser, sendResetMail, TEST_PASSWORD } from '../support/auth.js';
+import { queryRows } from '../support/database.js';
 import { startFakeSmtp, resetTokenOf } from '../support/fake-smtp.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -46,14 +46,13 @@ describe('password reset and account notices by email', () => {
   let worker: NotificationsWorker;
   const api = (path: string) => `/api/v1/auth/${path}`;
   const query = <T = Record<string, unknown>>(sql: string, params: unknown[] = []) =>
-    withClient(db.url, async (client) => (await client.query(sql, params)).rows as T[]);
+    queryRows<T>(db.url, sql, params);
 
   const askReset = (email: string) => request(t.http).post(api('password/reset')).send({ email });
 
   /** Asks for a reset, sends the queued mail, answers the mail's token. */
   async function resetToken(email: string): Promise<string> {
-    await askReset(email).expect(200);
-    await worker.runOnce();
+    await sendResetMail(t, email);
     const mails = resetMails(email);
     return resetTokenOf(mails[mails.length - 1]);
   }
@@ -352,14 +351,13 @@ describe('password reset limits', () => {
         'Too many password reset attempts. Please try again later.',
       );
     }
-    const jobs = await withClient(db.url, (client) =>
-      client.query(
-        `SELECT recipient, count(*)::int AS n FROM notification_jobs GROUP BY recipient
-                     HAVING recipient IN ($1, 'no-such-account@example.org') ORDER BY recipient`,
-        [user.email],
-      ),
+    const jobs = await queryRows<{ n: number }>(
+      db.url,
+      `SELECT recipient, count(*)::int AS n FROM notification_jobs GROUP BY recipient
+       HAVING recipient IN ($1, 'no-such-account@example.org') ORDER BY recipient`,
+      [user.email],
     );
-    expect(jobs.rows.map((row) => row.n)).toEqual([5, 5]);
+    expect(jobs.map((row) => row.n)).toEqual([5, 5]);
   });
 });
 
@@ -368,11 +366,7 @@ describe('mail without SMTP', () => {
 
   it('writes each message as an .eml file under DATA_DIR/mail/', async () => {
     const user = await registerUser(t.http);
-    await request(t.http)
-      .post('/api/v1/auth/password/reset')
-      .send({ email: user.email })
-      .expect(200);
-    await t.app.get(NotificationsWorker).runOnce();
+    await sendResetMail(t, user.email);
     const dir = join(t.config.dataDir, 'mail');
     const files = readdirSync(dir);
     expect(files).toHaveLength(1);

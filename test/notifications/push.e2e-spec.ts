@@ -16,7 +16,7 @@ import {
 } from '../support/auth.js';
 import { FakeClock } from '../support/clock.js';
 import { postPhoto } from '../support/community.js';
-import { withClient } from '../support/database.js';
+import { queryRows } from '../support/database.js';
 import { FakeApnsServer, type ApnsRequest } from '../support/fake-apns.js';
 import { createLibrary, multipart } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
@@ -51,7 +51,7 @@ describe('push notifications (APNs provider API)', () => {
   let staffDevice: string;
 
   const query = <T = Record<string, unknown>>(sql: string, params: unknown[] = []) =>
-    withClient(db.url, async (client) => (await client.query(sql, params)).rows as T[]);
+    queryRows<T>(db.url, sql, params);
 
   async function registerDevice(
     user: RegisteredUser,

@@ -1,5 +1,5 @@
 import { verify } from '@node-rs/argon2';
-import { withClient } from '../support/database.js';
+import { countRows, queryRows } from '../support/database.js';
 import { cleanEnv, runNode } from '../support/processes.js';
 import { CLI, useCliSuite } from '../cli/cli-support.js';
 
@@ -7,14 +7,19 @@ describe('CLI (npm run cli -- …)', () => {
   const cli = useCliSuite('cli', { dataDir: false });
   const { db } = cli;
 
-  const staffRow = (username: string) =>
-    withClient(db.url, async (client) => {
-      const { rows } = await client.query(
+  const staffRow = async (username: string) =>
+    (
+      await queryRows<{
+        username: string;
+        email: string;
+        is_staff: boolean;
+        password_hash: string;
+      }>(
+        db.url,
         'SELECT username, email, is_staff, password_hash FROM users WHERE lower(username) = lower($1)',
         [username],
-      );
-      return rows[0];
-    });
+      )
+    )[0];
 
   it('create-staff creates a staff account with an argon2id password hash', async () => {
     const result = await cli.run(
@@ -29,10 +34,9 @@ describe('CLI (npm run cli -- …)', () => {
   });
 
   it('create-staff promotes an existing account instead of duplicating it', async () => {
-    await withClient(db.url, (client) =>
-      client.query(
-        "INSERT INTO users (username, email, is_staff) VALUES ('reader', 'reader@example.com', false)",
-      ),
+    await queryRows(
+      db.url,
+      "INSERT INTO users (username, email, is_staff) VALUES ('reader', 'reader@example.com', false)",
     );
     const result = await cli.run(
       ['create-staff', '--username', 'Reader', '--email', 'reader@example.com'],
@@ -41,10 +45,12 @@ describe('CLI (npm run cli -- …)', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Promoted Reader/);
     expect(await staffRow('reader')).toMatchObject({ is_staff: true });
-    const count = await withClient(db.url, (client) =>
-      client.query("SELECT count(*)::int AS n FROM users WHERE lower(username) = 'reader'"),
-    );
-    expect(count.rows[0].n).toBe(1);
+    expect(
+      await countRows(
+        db.url,
+        "SELECT count(*)::int AS n FROM users WHERE lower(username) = 'reader'",
+      ),
+    ).toBe(1);
   });
 
   it('refuses an email that belongs to another account', async () => {
@@ -84,12 +90,11 @@ describe('CLI (npm run cli -- …)', () => {
     const row = await staffRow('piped');
     expect(row).toMatchObject({ is_staff: true });
     expect(await verify(row.password_hash, 'piped-passphrase')).toBe(true);
-    const audit = await withClient(db.url, (client) =>
-      client.query(
-        "SELECT kind, actor_id, details FROM moderation_audit_events WHERE details->'user'->>'username' = 'piped'",
-      ),
+    const audit = await queryRows(
+      db.url,
+      "SELECT kind, actor_id, details FROM moderation_audit_events WHERE details->'user'->>'username' = 'piped'",
     );
-    expect(audit.rows).toEqual([
+    expect(audit).toEqual([
       {
         kind: 'staff_created',
         actor_id: null,

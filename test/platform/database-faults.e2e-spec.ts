@@ -13,8 +13,9 @@ import { SWEEP_LOCK_KEY } from '../../src/common/media/media-references.reposito
 import { OrphanMediaSweep } from '../../src/common/media/orphan-media-sweep.js';
 import { MediaStorage } from '../../src/common/media/media-storage.js';
 import { registerUser, type RegisteredUser } from '../support/auth.js';
-import { createTestApp, describeWithDatabaseServer, type TestApp } from '../support/app.js';
-import { createTestDatabase, withClient, type TestDatabase } from '../support/database.js';
+import { describeWithDatabaseServer } from '../support/app.js';
+import { withClient } from '../support/database.js';
+import { referencedMediaKeys } from '../support/media-consistency.js';
 import {
   defaultPhoto,
   insertLibrary,
@@ -64,21 +65,6 @@ async function whileTerminating(
   await Promise.all([killer, work(() => !done)]);
 }
 
-/** Every media key a row references. */
-async function referencedKeys(url: string): Promise<string[]> {
-  return withClient(url, async (client) => {
-    const { rows } = await client.query<{ key: string }>(
-      `SELECT k AS key FROM (
-         SELECT unnest(ARRAY[photo_key, thumbnail_key, pending_photo->>'photo_key', pending_photo->>'thumbnail_key']) k
-         FROM libraries
-         UNION ALL SELECT unnest(ARRAY[photo_key, thumbnail_key]) FROM library_photos
-         UNION ALL SELECT unnest(ARRAY[photo_key, thumbnail_key]) FROM reports
-       ) keys WHERE k IS NOT NULL`,
-    );
-    return rows.map((row) => row.key);
-  });
-}
-
 interface Submission {
   name: string;
   res: request.Response;
@@ -92,24 +78,28 @@ function tally(submissions: Submission[]): Record<number, number> {
 
 describeWithDatabaseServer('database faults (issue 14)', () => {
   const figures: Record<string, Record<number, number>> = {};
-  let db: TestDatabase;
-  let t: TestApp;
   let admin: pg.Client;
   let users: RegisteredUser[];
   const logs: string[] = [];
 
+  // Before the suite's own (after-hooks run in the order they are declared): the admin session ends before the
+  // database is dropped under it.
+  afterAll(async () => {
+    process.stdout.write(`database fault figures: ${JSON.stringify(figures)}\n`);
+    await admin?.end();
+  });
+
+  const { db, t } = useTestSuite({
+    env: {
+      RATE_LIMIT_ENABLED: 'false',
+      DATABASE_STATEMENT_TIMEOUT_SECONDS: '1',
+      DATABASE_POOL_WAIT_SECONDS: '1',
+      DATABASE_POOL_SIZE: '4',
+    },
+    logDestination: { write: (line: string) => void logs.push(line) },
+  });
+
   beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await createTestApp({
-      databaseUrl: db.url,
-      env: {
-        RATE_LIMIT_ENABLED: 'false',
-        DATABASE_STATEMENT_TIMEOUT_SECONDS: '1',
-        DATABASE_POOL_WAIT_SECONDS: '1',
-        DATABASE_POOL_SIZE: '4',
-      },
-      logDestination: { write: (line: string) => void logs.push(line) },
-    });
     users = [];
     for (let i = 0; i < 6; i += 1) users.push(await registerUser(t.http));
     admin = new pg.Client({ connectionString: db.url });
@@ -120,16 +110,9 @@ describeWithDatabaseServer('database faults (issue 14)', () => {
     logs.splice(0);
   });
 
-  afterAll(async () => {
-    process.stdout.write(`database fault figures: ${JSON.stringify(figures)}\n`);
-    await admin?.end();
-    await t?.close();
-    await db?.drop();
-  });
-
   /** After a fault: files of every row exist, and a sweep (no grace) leaves no unreferenced file. */
   async function expectMediaConsistent(): Promise<void> {
-    const referenced = await referencedKeys(db.url);
+    const referenced = await referencedMediaKeys(db.url);
     for (const key of referenced) expect(existsSync(join(t.config.mediaRoot, key))).toBe(true);
     await t.app.get(OrphanMediaSweep).sweep(0);
     expect(await mediaFiles(t)).toEqual([...new Set(referenced)].sort());

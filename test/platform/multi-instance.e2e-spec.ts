@@ -15,7 +15,7 @@ import { describeWithDatabaseServer, describeWithRedis, TEST_JWT_SECRET } from '
 import { bearer, makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
 import { postPhoto } from '../support/community.js';
 import { csrfOf } from '../support/console.js';
-import { withClient } from '../support/database.js';
+import { queryRows, withClient } from '../support/database.js';
 import { aiJson, FakeAiServer } from '../support/fake-ai.js';
 import { FakeMapServer } from '../support/fake-map-server.js';
 import { createLibrary, fetchMedia, jpeg } from '../support/libraries.js';
@@ -71,8 +71,7 @@ describeWithRedis('two API instances behind a load balancer', () => {
       });
     }
 
-    const sql = <T>(text: string, params: unknown[] = []) =>
-      withClient(dbUrl, async (client) => (await client.query(text, params)).rows as T[]);
+    const sql = <T>(text: string, params: unknown[] = []) => queryRows<T>(dbUrl, text, params);
 
     beforeAll(async () => {
       adminUrl = process.env.TEST_DB_ADMIN_URL!;

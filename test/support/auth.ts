@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { withClient } from './database.js';
+import { NotificationsWorker } from '../../src/notifications/notifications.worker.js';
+import type { TestApp } from './app.js';
+import { queryRows } from './database.js';
 
 /** What supertest's request() takes: the app's HTTP server. */
 export type HttpTarget = Parameters<typeof request>[0];
@@ -68,7 +70,19 @@ export async function loginUser(
 
 /** Makes the user staff (directly in the database; takes effect on the next request). */
 export async function makeStaff(databaseUrl: string, userId: number): Promise<void> {
-  await withClient(databaseUrl, (client) =>
-    client.query('UPDATE users SET is_staff = true WHERE id = $1', [userId]),
-  );
+  await queryRows(databaseUrl, 'UPDATE users SET is_staff = true WHERE id = $1', [userId]);
+}
+
+/** Deactivates the account (directly in the database, as staff would): it can no longer sign in or use its tokens. */
+export async function deactivateUser(databaseUrl: string, userId: number): Promise<void> {
+  await queryRows(databaseUrl, 'UPDATE users SET is_active = false WHERE id = $1', [userId]);
+}
+
+/** Asks for a password reset of `email` through the API (200) and sends the queued mail (one run of the worker). */
+export async function sendResetMail(
+  t: Pick<TestApp, 'http' | 'app'>,
+  email: string,
+): Promise<void> {
+  await request(t.http).post('/api/v1/auth/password/reset').send({ email }).expect(200);
+  await t.app.get(NotificationsWorker).runOnce();
 }

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { bearer, type HttpTarget } from './auth.js';
-import { withClient } from './database.js';
+import { queryRows } from './database.js';
+export { countRows } from './database.js';
 import { defaultPhoto, multipart, type PhotoPart } from './libraries.js';
 
 export { STAFF_REQUIRED } from './errors.js';
@@ -72,13 +73,12 @@ async function insertRow(
 ): Promise<number> {
   const columns = Object.keys(values);
   const placeholders = columns.map((_, index) => `$${index + 1}`);
-  return withClient(databaseUrl, async (client) => {
-    const { rows } = await client.query<{ id: number }>(
-      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING id`,
-      Object.values(values),
-    );
-    return rows[0].id;
-  });
+  const rows = await queryRows<{ id: number }>(
+    databaseUrl,
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders.join(', ')}) RETURNING id`,
+    Object.values(values),
+  );
+  return rows[0].id;
 }
 
 /** Sets a library's moderation status directly. */
@@ -87,9 +87,7 @@ export async function setLibraryStatus(
   id: number,
   status: 'approved' | 'pending' | 'rejected',
 ): Promise<void> {
-  await withClient(databaseUrl, (client) =>
-    client.query('UPDATE libraries SET status = $1 WHERE id = $2', [status, id]),
-  );
+  await queryRows(databaseUrl, 'UPDATE libraries SET status = $1 WHERE id = $2', [status, id]);
 }
 
 /** Sets a community photo's status directly. */
@@ -98,21 +96,7 @@ export async function setPhotoStatus(
   id: number,
   status: 'approved' | 'pending' | 'rejected',
 ): Promise<void> {
-  await withClient(databaseUrl, (client) =>
-    client.query('UPDATE library_photos SET status = $1 WHERE id = $2', [status, id]),
-  );
-}
-
-/** One number from a `SELECT count(*)::int AS n …` query. */
-export async function countRows(
-  databaseUrl: string,
-  sql: string,
-  params: unknown[] = [],
-): Promise<number> {
-  return withClient(databaseUrl, async (client) => {
-    const { rows } = await client.query<{ n: number }>(sql, params);
-    return rows[0].n;
-  });
+  await queryRows(databaseUrl, 'UPDATE library_photos SET status = $1 WHERE id = $2', [status, id]);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

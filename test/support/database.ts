@@ -65,3 +65,21 @@ export async function withClient<T>(
     await client.end();
   }
 }
+
+/** The rows of one statement, run on a connection of its own (a test's direct reads and writes). */
+export async function queryRows<T = Record<string, unknown>>(
+  url: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  return withClient(url, async (client) => (await client.query(text, params)).rows as T[]);
+}
+
+/** The one number a `SELECT count(*)::int AS n …` statement answers. */
+export async function countRows(
+  url: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<number> {
+  return (await queryRows<{ n: number }>(url, text, params))[0].n;
+}

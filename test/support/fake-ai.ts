@@ -26,13 +26,15 @@ export type FakeAiReply =
   | { hang: true }
   | { hold: true; then: FakeAiReply };
 
+const NO_REPLY: FakeAiReply = { status: 500, raw: '{"error":"no reply scripted"}' };
+
 /** A loopback OpenAI-compatible chat API that records requests and answers as scripted, in order. */
 export class FakeAiServer {
   readonly requests: FakeAiRequest[] = [];
   private readonly script: FakeAiReply[] = [];
   private readonly held: (() => void)[] = [];
   private readonly waiters: (() => void)[] = [];
-  private fallback: FakeAiReply = { status: 500, raw: '{"error":"no reply scripted"}' };
+  private fallback: FakeAiReply = NO_REPLY;
 
   private constructor(private readonly server: Server) {}
 
@@ -86,6 +88,18 @@ export class FakeAiServer {
         });
       });
     }
+  }
+
+  /**
+   * A fresh fake on the same port for the next test: the requests, the script and the fallback forgotten, and the
+   * connections of held and hanging requests dropped (never answered).
+   */
+  reset(): void {
+    this.held.splice(0);
+    this.server.closeAllConnections();
+    this.requests.splice(0);
+    this.script.splice(0);
+    this.fallback = NO_REPLY;
   }
 
   async close(): Promise<void> {

@@ -15,6 +15,9 @@
  *
  *   useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } }, (s) => ({ db, t } = s));
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createTestApp, type TestApp, type TestAppOptions } from './app.js';
 import { makeStaff, registerUser, type NewUserFields, type RegisteredUser } from './auth.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -195,4 +198,10 @@ export function useTestSuite<
   });
 
   return Object.assign(suite, users);
+}
+
+/** A folder of the suite's own under the system's temporary folder, as a fake: removed (with its files) with the suite. */
+export function temporaryDirectory(prefix: string): { path: string; close(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, close: () => rmSync(path, { recursive: true, force: true }) };
 }

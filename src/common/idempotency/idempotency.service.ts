@@ -94,7 +94,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
 
   /** Records the create's result inside its transaction (no-op without a key). */
   async record(
-    manager: Transaction,
+    tx: Transaction,
     request: IdempotentRequest | null,
     resourceId: number,
     status: number,
@@ -102,7 +102,7 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
   ): Promise<void> {
     if (!request) return;
     await this.keys.insert(
-      manager,
+      tx,
       { ...request, resourceId, status, body, createdAt: this.clock.date() },
       this.expiredBefore(),
     );
