@@ -43,23 +43,20 @@ export class CommunityPhotosRepository {
     afterInsert: (tx: Transaction, row: CommunityPhotoRow) => Promise<void> = () =>
       Promise.resolve(),
   ): Promise<CommunityPhotoRow | null> {
-    return this.db.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [
-        values.userId,
-        values.libraryId,
-      ]);
-      const [{ n }] = await manager.query<{ n: number }[]>(
+    return this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1, $2)', [values.userId, values.libraryId]);
+      const [{ n }] = await tx.query<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM library_photos
          WHERE created_by = $1 AND library_id = $2 AND status IN ('pending', 'approved')`,
         [values.userId, values.libraryId],
       );
       if (n >= PHOTOS_PER_USER_PER_LIBRARY) return null;
-      const rows = await manager.query<CommunityPhotoRow[]>(
+      const rows = await tx.query<CommunityPhotoRow[]>(
         `INSERT INTO library_photos (library_id, created_by, caption, photo_key, thumbnail_key)
          VALUES ($1, $2, $3, $4, $5) RETURNING id, caption, status, created_at`,
         [values.libraryId, values.userId, values.caption, values.photoKey, values.thumbnailKey],
       );
-      await afterInsert(manager, rows[0]);
+      await afterInsert(tx, rows[0]);
       return rows[0];
     });
   }

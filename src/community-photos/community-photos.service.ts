@@ -82,15 +82,9 @@ export class CommunityPhotosService {
             photoKey: stored.photo_key,
             thumbnailKey: stored.thumbnail_key,
           },
-          async (manager, inserted) => {
-            await this.notifications.moderationWork(manager, user.id);
-            await this.idempotency.record(
-              manager,
-              request,
-              inserted.id,
-              201,
-              photoResponse(inserted),
-            );
+          async (tx, inserted) => {
+            await this.notifications.moderationWork(tx, user.id);
+            await this.idempotency.record(tx, request, inserted.id, 201, photoResponse(inserted));
           },
         ),
       );

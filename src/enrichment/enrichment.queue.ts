@@ -17,9 +17,9 @@ export class EnrichmentQueue {
    * Queues enrichment of a library inside the caller's transaction, so the job exists exactly when the library
    * does. Does nothing (and says so) when AI is not configured.
    */
-  async enqueue(manager: Transaction, libraryId: number): Promise<boolean> {
+  async enqueue(tx: Transaction, libraryId: number): Promise<boolean> {
     if (!this.config.ai) return false;
-    await this.jobs.insertQueued(manager, libraryId, this.clock.date());
+    await this.jobs.insertQueued(tx, libraryId, this.clock.date());
     return true;
   }
 }

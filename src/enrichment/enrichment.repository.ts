@@ -25,8 +25,8 @@ export type EnrichableField = 'name' | 'description';
 export class EnrichmentRepository {
   constructor(private readonly db: Database) {}
 
-  async insertQueued(manager: Sql, libraryId: number, now: Date): Promise<void> {
-    await manager.query(
+  async insertQueued(tx: Sql, libraryId: number, now: Date): Promise<void> {
+    await tx.query(
       `INSERT INTO enrichment_jobs (library_id, status, run_after, created_at, updated_at)
        VALUES ($1, 'queued', $2, $2, $2)`,
       [libraryId, now],
@@ -111,14 +111,14 @@ export class EnrichmentRepository {
     suggestion: Record<EnrichableField, string>,
     now: Date,
   ): Promise<EnrichableField[] | null> {
-    return this.db.transaction(async (manager) => {
-      const owned = await manager.query<unknown[]>(
+    return this.db.transaction(async (tx) => {
+      const owned = await tx.query<unknown[]>(
         `SELECT 1 FROM enrichment_jobs WHERE id = $1 AND status = 'running' AND attempts = $2 FOR UPDATE`,
         [job.id, job.attempts],
       );
       if (owned.length === 0) return null;
 
-      const rows = await manager.query<
+      const rows = await tx.query<
         { name: string; description: string; ai_generated_fields: string[] }[]
       >('SELECT name, description, ai_generated_fields FROM libraries WHERE id = $1 FOR UPDATE', [
         job.libraryId,
@@ -135,14 +135,14 @@ export class EnrichmentRepository {
         }
         if (filled.length > 0) {
           const marked = [...new Set([...library.ai_generated_fields, ...filled])];
-          await manager.query(
+          await tx.query(
             `UPDATE libraries SET name = $2, description = $3, ai_generated_fields = $4::text[], updated_at = $5
               WHERE id = $1`,
             [job.libraryId, next.name, next.description, marked, now],
           );
         }
       }
-      await manager.query(
+      await tx.query(
         `UPDATE enrichment_jobs SET status = 'done', locked_until = NULL, last_error = '', updated_at = $2
           WHERE id = $1`,
         [job.id, now],

@@ -47,8 +47,8 @@ function auditWhere(filter: AuditFilter): { where: string; params: unknown[] } {
 export class ModerationAuditRepository {
   constructor(private readonly db: Database) {}
 
-  async insert(manager: Sql, event: NewAuditEvent): Promise<void> {
-    await manager.query(
+  async insert(tx: Sql, event: NewAuditEvent): Promise<void> {
+    await tx.query(
       `INSERT INTO moderation_audit_events (kind, actor_id, actor_username, library_id, details, created_at)
        VALUES ($1, $2, $3, $4, $5, $6)`,
       [

@@ -24,13 +24,13 @@ export class ModerationAuditService {
   ) {}
 
   record(
-    manager: Sql,
+    tx: Sql,
     kind: AuditKind,
     actor: AuditActor,
     libraryId: number | null,
     details: Record<string, unknown>,
   ): Promise<void> {
-    return this.repository.insert(manager, {
+    return this.repository.insert(tx, {
       kind,
       actor: actor ? { id: actor.id, username: actor.username } : null,
       libraryId,

@@ -160,12 +160,8 @@ export class ModerationRepository {
     );
   }
 
-  async findLibrary(
-    slug: string,
-    manager?: Sql,
-    lock = false,
-  ): Promise<ModerationLibraryRow | null> {
-    const rows = await (manager ?? this.db).query<ModerationLibraryRow[]>(
+  async findLibrary(slug: string, tx?: Sql, lock = false): Promise<ModerationLibraryRow | null> {
+    const rows = await (tx ?? this.db).query<ModerationLibraryRow[]>(
       `${LIBRARY_SELECT} WHERE l.slug = $1 ${lock ? 'FOR UPDATE OF l' : ''}`,
       [slug],
     );
@@ -173,19 +169,19 @@ export class ModerationRepository {
   }
 
   async setLibraryStatus(
-    manager: Sql,
+    tx: Sql,
     id: number,
     status: string,
     rejectionReason: string,
   ): Promise<void> {
-    await manager.query(
+    await tx.query(
       'UPDATE libraries SET status = $1, rejection_reason = $2, updated_at = now() WHERE id = $3',
       [status, rejectionReason, id],
     );
   }
 
-  async clearStaged(manager: Sql, id: number): Promise<void> {
-    await manager.query(
+  async clearStaged(tx: Sql, id: number): Promise<void> {
+    await tx.query(
       'UPDATE libraries SET pending_changes = NULL, pending_photo = NULL, updated_at = now() WHERE id = $1',
       [id],
     );
@@ -225,12 +221,12 @@ export class ModerationRepository {
 
   /** Sets a report's status; the previous one and its library for the audit trail, null when there is no such report. */
   async setReportStatus(
-    manager: Sql,
+    tx: Sql,
     id: number,
     status: string,
   ): Promise<{ previous: string; library_id: number } | null> {
     if (!isSerialId(id)) return null;
-    const [rows] = await manager.query<UpdateResult<{ previous: string; library_id: number }>>(
+    const [rows] = await tx.query<UpdateResult<{ previous: string; library_id: number }>>(
       `UPDATE reports r SET status = $1, updated_at = now()
          FROM (SELECT id, status FROM reports WHERE id = $2 FOR UPDATE) old
         WHERE r.id = old.id
@@ -278,12 +274,12 @@ export class ModerationRepository {
    * service's rule (ModerationService.promotePhoto).
    */
   async setPhotoStatus(
-    manager: Sql,
+    tx: Sql,
     id: number,
     status: string,
   ): Promise<(PhotoKeys & ChangedPhoto) | null> {
     if (!isSerialId(id)) return null;
-    const [rows] = await manager.query<UpdateResult<PhotoKeys & ChangedPhoto>>(
+    const [rows] = await tx.query<UpdateResult<PhotoKeys & ChangedPhoto>>(
       `UPDATE library_photos p SET status = $1, updated_at = now()
          FROM (SELECT id, status FROM library_photos WHERE id = $2 FOR UPDATE) old, libraries l
         WHERE p.id = old.id AND l.id = p.library_id
@@ -295,8 +291,8 @@ export class ModerationRepository {
   }
 
   /** The library's primary photo key, its row locked until the transaction ends (null: none; undefined: no row). */
-  async lockPrimaryPhoto(manager: Sql, libraryId: number): Promise<string | null | undefined> {
-    const rows = await manager.query<{ photo_key: string | null }[]>(
+  async lockPrimaryPhoto(tx: Sql, libraryId: number): Promise<string | null | undefined> {
+    const rows = await tx.query<{ photo_key: string | null }[]>(
       'SELECT photo_key FROM libraries WHERE id = $1 FOR UPDATE',
       [libraryId],
     );
@@ -304,8 +300,8 @@ export class ModerationRepository {
   }
 
   /** The library's newest approved community photo (index library_photos_library_status_idx), null when none. */
-  async newestApprovedPhoto(manager: Sql, libraryId: number): Promise<PhotoKeys | null> {
-    const rows = await manager.query<PhotoKeys[]>(
+  async newestApprovedPhoto(tx: Sql, libraryId: number): Promise<PhotoKeys | null> {
+    const rows = await tx.query<PhotoKeys[]>(
       `SELECT photo_key, thumbnail_key FROM library_photos
         WHERE library_id = $1 AND status = 'approved'
         ORDER BY created_at DESC, id DESC LIMIT 1`,
@@ -315,8 +311,8 @@ export class ModerationRepository {
   }
 
   /** Sets (or clears, with null) the library's primary photo. */
-  async setPrimaryPhoto(manager: Sql, libraryId: number, photo: PhotoKeys | null): Promise<void> {
-    await manager.query(
+  async setPrimaryPhoto(tx: Sql, libraryId: number, photo: PhotoKeys | null): Promise<void> {
+    await tx.query(
       `UPDATE libraries SET photo_key = $1, thumbnail_key = $2, updated_at = now() WHERE id = $3`,
       [photo?.photo_key ?? null, photo?.thumbnail_key ?? null, libraryId],
     );

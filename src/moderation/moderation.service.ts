@@ -156,10 +156,10 @@ export class ModerationService {
     slug: string,
     dto: LibraryStatusChange,
   ): Promise<ModerationLibraryResponse> {
-    const move = await this.moderation.transaction(async (manager) => {
-      const row = await this.moderation.findLibrary(slug, manager, true);
+    const move = await this.moderation.transaction(async (tx) => {
+      const row = await this.moderation.findLibrary(slug, tx, true);
       if (!row) throw new NotFoundError();
-      return this.changeStatus(manager, actor, row, dto, row);
+      return this.changeStatus(tx, actor, row, dto, row);
     });
     await this.moveFiles(move);
     return this.getLibrary(slug);
@@ -170,22 +170,22 @@ export class ModerationService {
    * rejected library's primary and staged photos leave public view, and come back when it leaves `rejected`.
    */
   private async changeStatus(
-    manager: Transaction,
+    tx: Transaction,
     actor: AuditActor,
     row: LibraryRow,
     dto: LibraryStatusChange,
     photo: { photo_key: string | null; thumbnail_key: string | null },
   ): Promise<MediaMove | null> {
     const reason = dto.status === 'rejected' ? (dto.rejection_reason ?? '') : '';
-    await this.moderation.setLibraryStatus(manager, row.id, dto.status, reason);
-    await this.audit.record(manager, LIBRARY_STATUS_KINDS[dto.status], actor, row.id, {
+    await this.moderation.setLibraryStatus(tx, row.id, dto.status, reason);
+    await this.audit.record(tx, LIBRARY_STATUS_KINDS[dto.status], actor, row.id, {
       from: row.status,
       to: dto.status,
       ...(dto.status === 'rejected' ? { reason } : {}),
     });
     if (dto.status !== row.status && (dto.status === 'approved' || dto.status === 'rejected')) {
       await this.notifications.decision(
-        manager,
+        tx,
         row.created_by,
         dto.status === 'approved' ? 'library_approved' : 'library_rejected',
         {
@@ -234,8 +234,8 @@ export class ModerationService {
     let replaced: PendingPhoto | null = null;
     let move: MediaMove | null = null;
     try {
-      await this.moderation.transaction(async (manager) => {
-        const row = await this.moderation.findLibrary(slug, manager, true);
+      await this.moderation.transaction(async (tx) => {
+        const row = await this.moderation.findLibrary(slug, tx, true);
         if (!row) throw new NotFoundError();
         const fields = fieldChanges(row, changes);
         if (Object.keys(fields).length > 0 || photo) {
@@ -248,10 +248,10 @@ export class ModerationService {
             applied.longitude = changes.longitude;
           }
           const aiFields = row.ai_generated_fields.filter((field) => !(field in applied));
-          await this.libraries.updateValues(manager, row.id, applied, photo, aiFields);
+          await this.libraries.updateValues(tx, row.id, applied, photo, aiFields);
           if (photo && row.photo_key && row.thumbnail_key)
             replaced = { photo_key: row.photo_key, thumbnail_key: row.thumbnail_key };
-          await this.audit.record(manager, 'library_edited', actor, row.id, {
+          await this.audit.record(tx, 'library_edited', actor, row.id, {
             changes: fields,
             ...(photo
               ? {
@@ -264,13 +264,7 @@ export class ModerationService {
           });
         }
         if (dto.status !== undefined)
-          move = await this.changeStatus(
-            manager,
-            actor,
-            row,
-            dto as LibraryStatusChange,
-            photo ?? row,
-          );
+          move = await this.changeStatus(tx, actor, row, dto as LibraryStatusChange, photo ?? row);
       });
     } catch (error) {
       if (photo) await this.photoStore.discard(photo);
@@ -288,24 +282,24 @@ export class ModerationService {
     dto: ReviewChangesDto,
   ): Promise<ModerationLibraryResponse> {
     const obsolete: PendingPhoto[] = [];
-    await this.moderation.transaction(async (manager) => {
-      const row = await this.moderation.findLibrary(slug, manager, true);
+    await this.moderation.transaction(async (tx) => {
+      const row = await this.moderation.findLibrary(slug, tx, true);
       if (!row) throw new NotFoundError();
       if (!row.pending_changes && !row.pending_photo)
         throw new RefusedError('No staged changes to review.');
       const changes = (row.pending_changes ?? {}) as Partial<LibraryValues>;
       if (dto.action === 'approve') {
         const aiFields = row.ai_generated_fields.filter((field) => !(field in changes));
-        await this.libraries.updateValues(manager, row.id, changes, row.pending_photo, aiFields);
+        await this.libraries.updateValues(tx, row.id, changes, row.pending_photo, aiFields);
         if (row.pending_photo && row.photo_key && row.thumbnail_key) {
           obsolete.push({ photo_key: row.photo_key, thumbnail_key: row.thumbnail_key });
         }
       } else if (row.pending_photo) {
         obsolete.push(row.pending_photo);
       }
-      await this.moderation.clearStaged(manager, row.id);
+      await this.moderation.clearStaged(tx, row.id);
       await this.audit.record(
-        manager,
+        tx,
         dto.action === 'approve' ? 'staged_edit_applied' : 'staged_edit_rejected',
         actor,
         row.id,
@@ -321,11 +315,11 @@ export class ModerationService {
    * library without them). False when AI is not configured or nothing is blank.
    */
   async queueEnrichment(slug: string): Promise<boolean> {
-    return this.moderation.transaction(async (manager) => {
-      const row = await this.moderation.findLibrary(slug, manager, true);
+    return this.moderation.transaction(async (tx) => {
+      const row = await this.moderation.findLibrary(slug, tx, true);
       if (!row) throw new NotFoundError();
       if (row.name && row.description) return false;
-      return this.enrichment.enqueue(manager, row.id);
+      return this.enrichment.enqueue(tx, row.id);
     });
   }
 
@@ -344,10 +338,10 @@ export class ModerationService {
     id: number,
     status: string,
   ): Promise<ModerationReportResponse> {
-    await this.moderation.transaction(async (manager) => {
-      const report = await this.moderation.setReportStatus(manager, id, status);
+    await this.moderation.transaction(async (tx) => {
+      const report = await this.moderation.setReportStatus(tx, id, status);
       if (!report) throw new NotFoundError();
-      await this.audit.record(manager, REPORT_STATUS_KINDS[status], actor, report.library_id, {
+      await this.audit.record(tx, REPORT_STATUS_KINDS[status], actor, report.library_id, {
         report_id: id,
         from: report.previous,
         to: status,
@@ -375,18 +369,18 @@ export class ModerationService {
     id: number,
     status: string,
   ): Promise<ModerationPhotoResponse> {
-    const photo = await this.moderation.transaction(async (manager) => {
-      const changed = await this.moderation.setPhotoStatus(manager, id, status);
+    const photo = await this.moderation.transaction(async (tx) => {
+      const changed = await this.moderation.setPhotoStatus(tx, id, status);
       if (!changed) throw new NotFoundError();
-      await this.promotePhoto(manager, changed, status);
-      await this.audit.record(manager, PHOTO_STATUS_KINDS[status], actor, changed.library_id, {
+      await this.promotePhoto(tx, changed, status);
+      await this.audit.record(tx, PHOTO_STATUS_KINDS[status], actor, changed.library_id, {
         photo_id: id,
         from: changed.previous,
         to: status,
       });
       if (status !== changed.previous && (status === 'approved' || status === 'rejected')) {
         await this.notifications.decision(
-          manager,
+          tx,
           changed.created_by,
           status === 'approved' ? 'photo_approved' : 'photo_rejected',
           {
@@ -413,21 +407,21 @@ export class ModerationService {
    * without one (a rejected photo is never shown).
    */
   private async promotePhoto(
-    manager: Transaction,
+    tx: Transaction,
     photo: { library_id: number; photo_key: string; thumbnail_key: string },
     status: string,
   ): Promise<void> {
-    const primary = await this.moderation.lockPrimaryPhoto(manager, photo.library_id);
+    const primary = await this.moderation.lockPrimaryPhoto(tx, photo.library_id);
     if (primary === undefined) return;
     switch (primaryPhotoChange(status, primary, photo.photo_key)) {
       case 'promote':
-        await this.moderation.setPrimaryPhoto(manager, photo.library_id, photo);
+        await this.moderation.setPrimaryPhoto(tx, photo.library_id, photo);
         break;
       case 'hand_on':
         await this.moderation.setPrimaryPhoto(
-          manager,
+          tx,
           photo.library_id,
-          await this.moderation.newestApprovedPhoto(manager, photo.library_id),
+          await this.moderation.newestApprovedPhoto(tx, photo.library_id),
         );
         break;
       case 'keep':

@@ -34,8 +34,8 @@ export class ReportsRepository {
     /** Runs in the insert's transaction with the new row (e.g. to record an idempotency key). */
     afterInsert: (tx: Transaction, row: ReportRow) => Promise<void> = () => Promise.resolve(),
   ): Promise<ReportRow> {
-    return this.db.transaction(async (manager) => {
-      const rows = await manager.query<ReportRow[]>(
+    return this.db.transaction(async (tx) => {
+      const rows = await tx.query<ReportRow[]>(
         `INSERT INTO reports (library_id, created_by, reason, details, photo_key, thumbnail_key)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, reason, created_at`,
         [
@@ -47,7 +47,7 @@ export class ReportsRepository {
           values.thumbnailKey,
         ],
       );
-      await afterInsert(manager, rows[0]);
+      await afterInsert(tx, rows[0]);
       return rows[0];
     });
   }

@@ -59,15 +59,9 @@ export class ReportsService {
             photoKey: photo?.photo_key ?? null,
             thumbnailKey: photo?.thumbnail_key ?? null,
           },
-          async (manager, inserted) => {
-            await this.notifications.moderationWork(manager, user.id);
-            await this.idempotency.record(
-              manager,
-              request,
-              inserted.id,
-              201,
-              reportResponse(inserted),
-            );
+          async (tx, inserted) => {
+            await this.notifications.moderationWork(tx, user.id);
+            await this.idempotency.record(tx, request, inserted.id, 201, reportResponse(inserted));
           },
         ),
       );

@@ -21,7 +21,7 @@ import {
 } from '../support/libraries.js';
 import { cleanEnv, runNode } from '../support/processes.js';
 import { startS3Server } from '../support/s3-server.js';
-import { useTestSuite } from '../support/suite.js';
+import { temporaryDirectory, useTestSuite } from '../support/suite.js';
 
 const CLI = 'dist/src/cli/main.js';
 /** The headers a media response carries whatever the storage (values that differ per file are matched by form). */
@@ -47,11 +47,12 @@ describe('media on S3-compatible storage', () => {
     fakes: { s3 },
     startApp,
   } = useTestSuite({
-    fakes: async () => ({ s3: await startS3Server() }),
-    env: () => ({
-      RATE_LIMIT_ENABLED: 'false',
-      MEDIA_ROOT: mkdtempSync(join(tmpdir(), 'bookcase-media-local-')),
+    // The local app's media folder is a fake of the suite, so it is removed with it.
+    fakes: async () => ({
+      s3: await startS3Server(),
+      media: temporaryDirectory('bookcase-media-local-'),
     }),
+    env: ({ media }) => ({ RATE_LIMIT_ENABLED: 'false', MEDIA_ROOT: media.path }),
   });
   let bucketApp: TestApp;
   let bucket: string;
