@@ -19,6 +19,8 @@ import { MapCellsCovering1765700000000 } from './1765700000000-map-cells-coverin
 import { FavouritesApproved1765800000000 } from './1765800000000-favourites-approved.js';
 import { SearchPrefixBitmaps1766000000000 } from './1766000000000-search-prefix-bitmaps.js';
 import { CountrySearchBitmaps1766000000001 } from './1766000000001-country-search-bitmaps.js';
+import { ProximityUnitVector1766100000000 } from './1766100000000-proximity-unit-vector.js';
+import { PlaceCountsByCountry1766100000001 } from './1766100000001-place-counts-by-country.js';
 import { MapCellsRecountPlan1766900000000 } from './1766900000000-map-cells-recount-plan.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
@@ -44,5 +46,7 @@ export const MIGRATIONS = [
   FavouritesApproved1765800000000,
   SearchPrefixBitmaps1766000000000,
   CountrySearchBitmaps1766000000001,
+  ProximityUnitVector1766100000000,
+  PlaceCountsByCountry1766100000001,
   MapCellsRecountPlan1766900000000,
 ];

@@ -663,6 +663,17 @@ CREATE FUNCTION public.bookcase_unaccent(text) RETURNS text
     AS $_$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $_$;
 
 --
+-- Name: bookcase_unit_vector(public.geography); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_unit_vector(g public.geography) RETURNS public.geometry
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$ SELECT public.ST_MakePoint(
+                cos(radians(public.ST_Y(g::public.geometry))) * cos(radians(public.ST_X(g::public.geometry))),
+                cos(radians(public.ST_Y(g::public.geometry))) * sin(radians(public.ST_X(g::public.geometry))),
+                sin(radians(public.ST_Y(g::public.geometry)))) $$;
+
+--
 -- Name: map_contribution_events_append_only(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1921,6 +1932,12 @@ CREATE INDEX libraries_approved_point_idx ON public.libraries USING gist (point(
 CREATE INDEX libraries_approved_postal_code_created_idx ON public.libraries USING btree (postal_code, country, created_at DESC, id DESC) INCLUDE (city) WHERE ((status)::text = 'approved'::text);
 
 --
+-- Name: libraries_approved_unit_vector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_unit_vector_idx ON public.libraries USING gist (public.bookcase_unit_vector(location) public.gist_geometry_ops_nd) WHERE ((status)::text = 'approved'::text);
+
+--
 -- Name: libraries_city_trgm_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2011,6 +2028,12 @@ CREATE INDEX libraries_submission_origin_idx ON public.libraries USING btree (su
 CREATE INDEX libraries_thumbnail_key_idx ON public.libraries USING btree (thumbnail_key) WHERE (thumbnail_key IS NOT NULL);
 
 --
+-- Name: library_city_counts_country_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_city_counts_country_idx ON public.library_city_counts USING btree (country, city) INCLUDE (approved, with_photo);
+
+--
 -- Name: library_city_counts_trgm_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2057,6 +2080,12 @@ CREATE INDEX library_photos_status_created_idx ON public.library_photos USING bt
 --
 
 CREATE INDEX library_photos_thumbnail_key_idx ON public.library_photos USING btree (thumbnail_key);
+
+--
+-- Name: library_postal_code_counts_country_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_postal_code_counts_country_idx ON public.library_postal_code_counts USING btree (country, postal_code) INCLUDE (approved, with_photo);
 
 --
 -- Name: library_postal_code_counts_trgm_idx; Type: INDEX; Schema: public; Owner: -

@@ -81,32 +81,84 @@ function sphereDistance(lat1: number, lng1: number, lat2: number, lng2: number):
 type Place = 'inside' | 'outside' | 'edge';
 
 /**
+ * The spherical distances from the circle's centre to the corners of grid cells, and each row's cell diagonal, with
+ * the trigonometry of each corner latitude and longitude computed once: a corner is shared by four cells and a row's
+ * latitude by all of its cells. The arithmetic is sphereDistance's, term for term, so the results are the same.
+ */
+class CornerDistances {
+  private readonly cosLat: number;
+  /** Per corner row (key `y · 32 + level`): sin²(Δφ/2) and cos φ₀ · cos φ. */
+  private readonly rows = new Map<number, [number, number]>();
+  /** Per corner column: sin²(Δλ/2). */
+  private readonly columns = new Map<number, number>();
+  private readonly diagonals = new Map<number, number>();
+
+  constructor(
+    private readonly lat: number,
+    private readonly lng: number,
+  ) {
+    this.cosLat = Math.cos(lat * RADIANS);
+  }
+
+  /** The distance from the centre to the corner at the north-west of cell (x, y) of `level`. */
+  corner(level: number, x: number, y: number): number {
+    const key = (v: number) => v * 32 + level;
+    let row = this.rows.get(key(y));
+    if (row === undefined) {
+      const latitude = cellNorth(y, level);
+      const dLat = (latitude - this.lat) * RADIANS;
+      row = [Math.sin(dLat / 2) ** 2, this.cosLat * Math.cos(latitude * RADIANS)];
+      this.rows.set(key(y), row);
+    }
+    let column = this.columns.get(key(x));
+    if (column === undefined) {
+      const dLng = (cellWest(x, level) - this.lng) * RADIANS;
+      column = Math.sin(dLng / 2) ** 2;
+      this.columns.set(key(x), column);
+    }
+    const h = row[0] + row[1] * column;
+    return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+  }
+
+  /** The diagonal of the cells of row `cy` (the same for every cell of a row and level). */
+  diagonal(level: number, cy: number): number {
+    const key = cy * 32 + level;
+    let diagonal = this.diagonals.get(key);
+    if (diagonal === undefined) {
+      diagonal = sphereDistance(
+        cellNorth(cy, level),
+        cellWest(0, level),
+        cellNorth(cy + 1, level),
+        cellWest(1, level),
+      );
+      this.diagonals.set(key, diagonal);
+    }
+    return diagonal;
+  }
+}
+
+/**
  * Where a cell lies against the circle. Of a small latitude/longitude rectangle, the point farthest from any given
  * point is a corner (the distance grows with the longitude difference along a parallel, and along a meridian has no
  * maximum within a few degrees), so a cell is inside when its farthest corner is, with the spheroid's bound. It is
  * outside when even its nearest corner, less the cell's diagonal (no point of the cell is farther than that from
- * any corner), is beyond the radius. Anything else is edge: tested library by library, so never wrong. Five
- * spherical distances per cell, no allocation: this runs for a few thousand cells per request.
+ * any corner), is beyond the radius. Anything else is edge: tested library by library, so never wrong. This runs
+ * for a few thousand cells per dense circle: the corners' distances come from CornerDistances.
  */
 function place(
-  lat: number,
-  lng: number,
+  corners: CornerDistances,
   radius: number,
   level: number,
   cx: number,
   cy: number,
 ): Place {
-  const west = cellWest(cx, level);
-  const east = cellWest(cx + 1, level);
-  const north = cellNorth(cy, level);
-  const south = cellNorth(cy + 1, level);
-  const a = sphereDistance(lat, lng, north, west);
-  const b = sphereDistance(lat, lng, north, east);
-  const c = sphereDistance(lat, lng, south, west);
-  const d = sphereDistance(lat, lng, south, east);
+  const a = corners.corner(level, cx, cy);
+  const b = corners.corner(level, cx + 1, cy);
+  const c = corners.corner(level, cx, cy + 1);
+  const d = corners.corner(level, cx + 1, cy + 1);
   if (Math.max(a, b, c, d) * LONGEST + SLACK_M <= radius) return 'inside';
-  const diagonal = sphereDistance(north, west, south, east);
-  if ((Math.min(a, b, c, d) - diagonal) * SHORTEST > radius + SLACK_M) return 'outside';
+  if ((Math.min(a, b, c, d) - corners.diagonal(level, cy)) * SHORTEST > radius + SLACK_M)
+    return 'outside';
   return 'edge';
 }
 
@@ -122,12 +174,20 @@ function runs(cells: { level: number; cx: number; cy: number }[]): CellRun[] {
   return out;
 }
 
+/** The few coarse cells around a circle, and the levels circleCells works at (circleCover). */
+export interface CircleCover {
+  /** Runs of the coarse cells (level `start`, about the circle's diameter wide) that cover the whole circle. */
+  cover: CellRun[];
+  start: number;
+  edgeLevel: number;
+}
+
 /**
- * The cells of the circle (geodesic, `radiusMeters` around lat/lng), or null when counting them does not pay (a
- * circle a few finest cells across) or the grid cannot serve it (the circle reaches a pole, Mercator's limit or the
- * antimeridian).
+ * The coarse cells that cover the circle, or null when the grid cannot serve it (see circleCells): a handful of
+ * cells and no distance, so cheap enough for every request. Their libraries bound the circle's (GRID_COUNT_FROM in
+ * list-query.ts decides from it whether circleCells is worth computing).
  */
-export function circleCells(lat: number, lng: number, radiusMeters: number): CircleCells | null {
+export function circleCover(lat: number, lng: number, radiusMeters: number): CircleCover | null {
   const box = nearBox(lat, lng, radiusMeters);
   if (!box || box.maxLat >= MERCATOR_LAT - 1 || box.minLat <= -MERCATOR_LAT + 1) return null;
   const diameterX = gridX(box.maxLng) - gridX(box.minLng);
@@ -139,18 +199,35 @@ export function circleCells(lat: number, lng: number, radiusMeters: number): Cir
   while (edgeLevel > 0 && diameter * across(edgeLevel - 1) >= EDGE_CELLS_ACROSS) edgeLevel -= 1;
   let start = edgeLevel;
   while (start > 0 && diameter * across(start - 1) >= 2) start -= 1;
+  const cover: CellRun[] = [];
+  for (let cy = cellOf(gridY(box.maxLat), start); cy <= cellOf(gridY(box.minLat), start); cy++)
+    cover.push({
+      level: start,
+      cy,
+      x0: cellOf(gridX(box.minLng), start),
+      x1: cellOf(gridX(box.maxLng), start),
+    });
+  return { cover, start, edgeLevel };
+}
 
+/**
+ * The cells of the circle (geodesic, `radiusMeters` around lat/lng), or null when counting them does not pay (a
+ * circle a few finest cells across) or the grid cannot serve it (the circle reaches a pole, Mercator's limit or the
+ * antimeridian). A few thousand cells classified: about 1–3 ms of Node, so only for circles the grid serves.
+ */
+export function circleCells(lat: number, lng: number, radiusMeters: number): CircleCells | null {
+  const found = circleCover(lat, lng, radiusMeters);
+  if (!found) return null;
+  const { cover, start, edgeLevel } = found;
+  const corners = new CornerDistances(lat, lng);
   const inside: { level: number; cx: number; cy: number }[] = [];
   const edge: { level: number; cx: number; cy: number }[] = [];
   let pending: { cx: number; cy: number }[] = [];
-  for (let cy = cellOf(gridY(box.maxLat), start); cy <= cellOf(gridY(box.minLat), start); cy++)
-    for (let cx = cellOf(gridX(box.minLng), start); cx <= cellOf(gridX(box.maxLng), start); cx++)
-      pending.push({ cx, cy });
-  const cover = runs(pending.map(({ cx, cy }) => ({ level: start, cx, cy })));
+  for (const { cy, x0, x1 } of cover) for (let cx = x0; cx <= x1; cx++) pending.push({ cx, cy });
   for (let level = start; level <= edgeLevel; level++) {
     const next: { cx: number; cy: number }[] = [];
     for (const { cx, cy } of pending) {
-      const where = place(lat, lng, radiusMeters, level, cx, cy);
+      const where = place(corners, radiusMeters, level, cx, cy);
       if (where === 'inside') inside.push({ level, cx, cy });
       else if (where === 'edge' && level === edgeLevel) edge.push({ level, cx, cy });
       else if (where === 'edge')

@@ -1,5 +1,6 @@
 import {
   byIdsQuery,
+  circleGridCountAndPageQuery,
   countAndPageQuery,
   countQuery,
   countsFromAggregate,
@@ -122,7 +123,11 @@ describe('list-query', () => {
       // The page: the walk newest first or the newest of each matching value, chosen on the total.
       const page = countAndPageQuery(search, null, 20, 40).text;
       expect(page).toContain(`FROM ${table} v`);
-      expect(page.match(/<= t\.total::bigint \* 5000/g)).toHaveLength(2);
+      // The walk's budget: 5,000 entries, or about what the values' newest rows would read if more.
+      expect(
+        page.match(/<= t\.total::float8 \* greatest\(5000, t\.total \* least\(1, /g),
+      ).toHaveLength(2);
+      expect(page).toContain(`'${table}'::regclass`);
     }
   });
 
@@ -144,11 +149,50 @@ describe('list-query', () => {
   });
 
   it('reads no more rows for the page than the count found past the offset', () => {
-    for (const search of [{}, { near: { lat: 1, lng: 1, radiusMeters: 5000 } }, { city: 'x' }]) {
+    for (const search of [{}, { near: { lat: 1, lng: 1, radiusMeters: 200 } }, { city: 'x' }]) {
       const { text } = countAndPageQuery(search, null, 20, 40);
       expect(text).toMatch(/LEFT JOIN LATERAL/);
       expect(text).toMatch(/LIMIT least\(\$\d+::int, greatest\(t\.total - \$\d+::int, 0\)\)/);
     }
+    // A circle the grid may count: nothing while the total is NULL (circleGridCountAndPageQuery reads the page).
+    const { text } = countAndPageQuery(
+      { near: { lat: 1, lng: 1, radiusMeters: 5000 } },
+      null,
+      20,
+      40,
+    );
+    expect(text).toMatch(
+      /LIMIT least\(\$\d+::int, greatest\(coalesce\(t\.total, 0\) - \$\d+::int, 0\)\)/,
+    );
+  });
+
+  it('sends a circle’s grid cells only in the grid’s own count, never with the page', () => {
+    const arrays = (statement: Statement) =>
+      statement.params.filter((p): p is unknown[] => Array.isArray(p));
+    for (const radiusMeters of [1000, 5000, 25_000, 50_000]) {
+      const search = { near: { lat: 52.52, lng: 13.4, radiusMeters }, hasPhoto: true };
+      // The page's statement holds the few coarse cells around the circle (one run per row) and no grid cell.
+      const page = countAndPageQuery(search, null, 20, 0);
+      expectConsistent(page);
+      expect(page.text).toContain('THEN (SELECT count(*) FROM libraries l');
+      expect(page.text).toMatch(/true\)\)\)\) END\)::int AS total OFFSET 0\) t/);
+      expect(page.text).not.toMatch(/float8\[\]|bookcase_map_cell/);
+      const cover = arrays(page);
+      expect(cover).toHaveLength(4);
+      expect(cover.every((a) => a.length > 0 && a.length <= 6)).toBe(true);
+      // The grid's count and the page, sent only when that total is NULL: inside runs and edge runs.
+      const grid = circleGridCountAndPageQuery(search, 7, 20, 0)!;
+      expectConsistent(grid);
+      expect(grid.params.slice(-2)).toEqual([20, 0]);
+      expect(grid.text).toContain('bookcase_map_cell');
+      expect(grid.text).not.toContain('CASE');
+      expect(grid.text).toMatch(/LIMIT least\(\$\d+::int, greatest\(t\.total - \$\d+::int, 0\)\)/);
+      expect(arrays(grid).length).toBe(11);
+    }
+    const grid = (search: LibrarySearch) => circleGridCountAndPageQuery(search, null, 20, 0);
+    expect(grid({ near: { lat: 52.52, lng: 13.4, radiusMeters: 200 } })).toBeNull();
+    expect(grid({ near: { lat: 52.52, lng: 13.4 } })).toBeNull();
+    expect(grid({ near: { lat: 52.52, lng: 13.4, radiusMeters: 5000 }, q: 'x' })).toBeNull();
   });
 
   describe('q', () => {
@@ -206,7 +250,7 @@ describe('list-query', () => {
     it('keeps the distance order of q with proximity, and the substring order of search', () => {
       expect(
         countAndPageQuery({ q: 'buch', near: { lat: 1, lng: 1 } }, null, 20, 0).text,
-      ).toContain('ORDER BY l.location <->');
+      ).toContain('ORDER BY bookcase_unit_vector(l.location) <<->>');
       const search = countAndPageQuery({ q: 'buch', search: 'x' }, null, 20, 0).text;
       expect(search).not.toContain('library_search_prefixes');
       expect(search).toContain('l.search_text LIKE');

@@ -2,10 +2,16 @@
  * A radius list's count from the map's grid (circleCells: the cells inside the circle summed from library_map_cells,
  * the libraries of the edge cells tested one by one) equals the plain count of the libraries within the radius, with
  * `country` and `has_photo`, before and after writes that move libraries between cells (moves, rejections,
- * deletions, photo changes, community photos).
+ * deletions, photo changes, community photos). The API counts the circles with GRID_COUNT_FROM libraries or more
+ * in their coarse cells through the grid (a second statement), the others library by library: both occur here.
  */
 import request from 'supertest';
-import { circleCountQuery, type LibrarySearch } from '../../src/libraries/list-query.js';
+import { circleCover } from '../../src/libraries/circle-cells.js';
+import {
+  circleCountQuery,
+  GRID_COUNT_FROM,
+  type LibrarySearch,
+} from '../../src/libraries/list-query.js';
 import type { TestApp } from '../support/app.js';
 import { withClient, type TestDatabase } from '../support/database.js';
 import { useTestSuite } from '../support/suite.js';
@@ -28,6 +34,8 @@ const CIRCLES: {
   { lat: 52.51, lng: 13.41, radiusKm: 2.5, hasPhoto: true },
   { lat: 52.55, lng: 13.39, radiusKm: 6, hasPhoto: false, country: 'PL' },
   { lat: 52.545, lng: 13.45, radiusKm: 1.5 },
+  { ...CENTRE, radiusKm: 5, country: 'DE' },
+  { lat: 52.5, lng: 13.42, radiusKm: 7 },
 ];
 
 describe('circle count from the map grid', () => {
@@ -40,8 +48,8 @@ describe('circle count from the map grid', () => {
     withClient(db.url, async (client) => (await client.query(text, params)).rows);
 
   beforeAll(async () => {
-    // 3,000 libraries spread over ~6 km around the centre (deterministic), some pending, two countries, half with
-    // a photo.
+    // 20,000 libraries spread over ~6 km around the centre (deterministic), some pending, two countries, half with
+    // a photo: enough for the grid to count the larger circles in the API (GRID_COUNT_FROM).
     await sql(
       `INSERT INTO libraries (slug, name, address, city, country, location, status, photo_key, thumbnail_key)
        SELECT 'circle-' || i, 'Shelf ' || i, 'Street 1', 'Berlin', CASE WHEN i % 7 = 0 THEN 'PL' ELSE 'DE' END,
@@ -49,9 +57,35 @@ describe('circle count from the map grid', () => {
                          6000 * sqrt(mod(i * 0.6180339887, 1)), radians(mod(i * 137.508, 360))),
               CASE WHEN i % 11 = 0 THEN 'pending' ELSE 'approved' END,
               CASE WHEN i % 2 = 0 THEN 'p' || i || '.jpg' END, CASE WHEN i % 2 = 0 THEN 't' || i || '.jpg' END
-       FROM generate_series(1, 3000) AS i`,
+       FROM generate_series(1, 20000) AS i`,
       [CENTRE.lng, CENTRE.lat],
     );
+  });
+
+  /** The libraries of the coarse cells around a circle (with its facets): what decides the API's way to count. */
+  async function coverBound(circle: (typeof CIRCLES)[number]): Promise<number> {
+    const { cover } = circleCover(circle.lat, circle.lng, circle.radiusKm * 1000)!;
+    const [{ n }] = (await sql(
+      `SELECT coalesce(sum(c.count), 0)::int AS n FROM library_map_cells c
+       JOIN unnest($1::int[], $2::int[], $3::int[], $4::int[]) AS r(level, cy, x0, x1)
+         ON c.level = r.level AND c.cy = r.cy AND c.cx BETWEEN r.x0 AND r.x1
+       WHERE ($5::text IS NULL OR c.country = $5) AND ($6::boolean IS NULL OR c.has_photo = $6)`,
+      [
+        cover.map((r) => r.level),
+        cover.map((r) => r.cy),
+        cover.map((r) => r.x0),
+        cover.map((r) => r.x1),
+        circle.country ?? null,
+        circle.hasPhoto ?? null,
+      ],
+    )) as { n: number }[];
+    return n;
+  }
+
+  it('counts some circles in the API through the grid and others library by library', async () => {
+    const bounds = await Promise.all(CIRCLES.map(coverBound));
+    expect(bounds.filter((n) => n >= GRID_COUNT_FROM).length).toBeGreaterThanOrEqual(2);
+    expect(bounds.filter((n) => n < GRID_COUNT_FROM).length).toBeGreaterThanOrEqual(2);
   });
 
   async function expectExact(): Promise<void> {

@@ -161,7 +161,10 @@ describe('place counts', () => {
       expect(filter).not.toBeNull();
       for (const walkEntries of [0, 1e9])
         for (const offset of [0, 7]) {
-          const statement = placeCountAndPageQuery(search, filter!, null, 5, offset, walkEntries);
+          const statement = placeCountAndPageQuery(search, filter!, null, 5, offset, {
+            entries: walkEntries,
+            upToTotal: false,
+          });
           const rows = await sql<{ total: number; id: number | null }>(
             statement.text,
             statement.params,

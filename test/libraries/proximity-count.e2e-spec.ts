@@ -2,7 +2,9 @@
  * A radius list counts through libraries_approved_point_idx with a longitude/latitude box around the circle
  * (nearBox) and the exact spheroid test. These tests check that the box never drops a library the exact test keeps:
  * libraries placed just inside and just outside the circle at every bearing, at several latitudes, where the box
- * is unusable (pole, antimeridian), and with the largest radius the API accepts.
+ * is unusable (pole, antimeridian), and with the largest radius the API accepts. The pages come nearest first, as
+ * `<->` on geography orders them (the sphere's distance), read from libraries_approved_unit_vector_idx, also from
+ * points far from every library.
  */
 import request from 'supertest';
 import { nearBox } from '../../src/libraries/near-box.js';
@@ -110,6 +112,49 @@ describe('proximity count', () => {
         listed: expected,
       });
       expect([...slugs].every((slug) => /-[13]$/.test(slug))).toBe(true);
+    }
+  });
+
+  it('pages nearest first exactly as the sphere distance orders, near and far from every library', async () => {
+    const points = [
+      { lat: 52.52, lng: 13.405 },
+      { lat: 52.6, lng: 13.3, radius_km: 100 },
+      { lat: -40, lng: -120 },
+      { lat: 10, lng: 100 },
+      { lat: 89.9, lng: -30 },
+      { lat: -16.4, lng: -179.9, radius_km: 50 },
+    ];
+    for (const point of points) {
+      const slugs: string[] = [];
+      for (let page = 1; page <= 2; page += 1) {
+        const res = await request(t.http)
+          .get('/api/v1/libraries/')
+          .query({ ...point, page_size: 50, page })
+          .expect(200);
+        slugs.push(...(res.body.items as { slug: string }[]).map((item) => item.slug));
+      }
+      const distances = await withClient(db.url, async (client) => {
+        const { rows } = await client.query<{ slug: string; d: number }>(
+          `SELECT slug, location <-> ST_SetSRID(ST_MakePoint($1, $2), 4326)::geography AS d
+           FROM libraries WHERE status = 'approved'`,
+          [point.lng, point.lat],
+        );
+        return new Map(rows.map((row) => [row.slug, row.d]));
+      });
+      const listed = slugs.map((slug) => distances.get(slug)!);
+      const within = point.radius_km
+        ? [...distances.values()].filter((d) => d <= point.radius_km * 1000 * 0.99).length
+        : distances.size;
+      expect({ point, listed: slugs.length }).toEqual({ point, listed: Math.min(100, within) });
+      // Nearest first (to a millimetre: equal distances may come in either order)…
+      for (let i = 1; i < listed.length; i += 1)
+        expect(listed[i]).toBeGreaterThanOrEqual(listed[i - 1] - 1e-3);
+      // …and none left out is nearer than the last listed.
+      const taken = new Set(slugs);
+      const nearestLeft = Math.min(
+        ...[...distances].filter(([slug]) => !taken.has(slug)).map(([, d]) => d),
+      );
+      expect(nearestLeft).toBeGreaterThanOrEqual(listed[listed.length - 1] - 1e-3);
     }
   });
 });

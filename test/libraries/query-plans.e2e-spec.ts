@@ -6,9 +6,12 @@
  */
 import request from 'supertest';
 import {
+  circleGridCountAndPageQuery,
   countAndPageQuery,
   countQuery,
   pageQuery,
+  placeCountAndPageQuery,
+  placeFilter,
   type LibrarySearch,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
@@ -97,17 +100,17 @@ describe('query plans of the library list', () => {
   const page = (search: LibrarySearch) => explain(pageQuery(search, null, 20, 0));
   const count = (search: LibrarySearch) => explain(countQuery(search));
 
-  it('proximity (nearest first) walks libraries_location_idx', async () => {
+  it('proximity (nearest first) walks libraries_approved_unit_vector_idx', async () => {
     const plan = await page({ near: { lat: 50, lng: 10 } });
-    expect(indexesOf(plan)).toContain('libraries_location_idx');
+    expect(indexesOf(plan)).toEqual(['libraries_approved_unit_vector_idx']);
     expect(nodeTypes(plan)).not.toContain('Seq Scan');
   });
 
-  it('proximity with a small radius: the page walks libraries_location_idx, the count reads libraries_approved_point_idx alone', async () => {
+  it('proximity with a small radius: the page walks libraries_approved_unit_vector_idx, the count reads libraries_approved_point_idx alone', async () => {
     // 300 m: too few of the grid's finest cells across for circleCells, so the count tests every library.
     const near = { lat: 50, lng: 10, radiusMeters: 300 };
     const pagePlan = await page({ near });
-    expect(indexesOf(pagePlan)).toContain('libraries_location_idx');
+    expect(indexesOf(pagePlan)).toEqual(['libraries_approved_unit_vector_idx']);
     expect(nodeTypes(pagePlan)).not.toContain('Seq Scan');
     const countPlan = await count({ near });
     expect(indexesOf(countPlan)).toEqual(['libraries_approved_point_idx']);
@@ -116,7 +119,7 @@ describe('query plans of the library list', () => {
     const both = await explain(countAndPageQuery({ near }, null, 20, 0));
     expect(indexesOf(both).sort()).toEqual([
       'libraries_approved_point_idx',
-      'libraries_location_idx',
+      'libraries_approved_unit_vector_idx',
     ]);
     expect(nodeTypes(both)).not.toContain('Seq Scan');
   });
@@ -134,10 +137,66 @@ describe('query plans of the library list', () => {
     const both = await explain(countAndPageQuery({ near }, null, 20, 0));
     expect(distinct(both)).toEqual([
       'libraries_approved_point_idx',
-      'libraries_location_idx',
+      'libraries_approved_unit_vector_idx',
       grid,
     ]);
     expect(nodeTypes(both)).not.toContain('Seq Scan');
+    // The grid's count and the page, sent when the coarse cells hold GRID_COUNT_FROM libraries or more.
+    const second = await explain(circleGridCountAndPageQuery({ near }, null, 20, 0)!);
+    expect(distinct(second)).toEqual([
+      'libraries_approved_point_idx',
+      'libraries_approved_unit_vector_idx',
+      grid,
+    ]);
+    expect(nodeTypes(second)).not.toContain('Seq Scan');
+  });
+
+  it('a place filter with country reads that country’s place values by index, not every value', async () => {
+    await withClient(db.url, (client) =>
+      client.query('ANALYZE library_postal_code_counts, library_city_counts'),
+    );
+    for (const [search, index] of [
+      [{ postalCode: '12', country: 'at' }, 'library_postal_code_counts_country_idx'],
+      [
+        { postalCode: '1', country: 'at', hasPhoto: true },
+        'library_postal_code_counts_country_idx',
+      ],
+      [{ city: 'wi', postalCode: '12', country: 'at' }, 'library_postal_code_counts_country_idx'],
+    ] as const) {
+      const plan = await explain(countAndPageQuery(search, null, 20, 0));
+      expect({ search, indexes: indexesOf(plan) }).toEqual({
+        search,
+        indexes: expect.arrayContaining([index]),
+      });
+      const scanned = nodesOf(plan).filter(
+        (node) =>
+          node['Node Type'] === 'Seq Scan' &&
+          node['Relation Name'] === 'library_postal_code_counts',
+      );
+      expect({ search, scanned }).toEqual({ search, scanned: [] });
+    }
+  });
+
+  it('a place filter walks the list for small values (postal codes) and reads the newest of each large one (cities)', async () => {
+    await withClient(db.url, (client) =>
+      client.query('ANALYZE library_postal_code_counts, library_city_counts'),
+    );
+    // No fixed budget: the choice is the values' estimate alone (thousands of one-library postal codes, six cities).
+    const ran = async (search: LibrarySearch) =>
+      executed(
+        await analyze(
+          placeCountAndPageQuery(search, placeFilter(search)!, null, 20, 0, {
+            entries: 0,
+            upToTotal: true,
+          }),
+        ),
+      ).flatMap((node) => (node['Index Name'] ? [node['Index Name']] : []));
+    expect(await ran({ postalCode: '1' })).toContain('libraries_approved_created_places_idx');
+    expect(await ran({ postalCode: '1' })).not.toContain(
+      'libraries_approved_postal_code_created_idx',
+    );
+    expect(await ran({ city: 'ber' })).toContain('libraries_approved_city_created_idx');
+    expect(await ran({ city: 'ber' })).not.toContain('libraries_approved_created_places_idx');
   });
 
   it('proximity with a radius where no box applies (near a pole) still uses libraries_location_idx', async () => {
