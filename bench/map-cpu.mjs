@@ -22,6 +22,8 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '12' },
     connections: { type: 'string', default: '10' },
     query: { type: 'string', default: '' },
+    // Print the N slowest requests of the measured run (path, ms, and when it started, ms into the run).
+    slow: { type: 'string', default: '0' },
   },
 });
 if (!args.port || !args['server-pid'] || !args.database) {
@@ -78,21 +80,25 @@ function get(target) {
 
 async function run(ms) {
   const end = Date.now() + ms;
+  const t0 = performance.now();
   const latencies = [];
+  const requests = [];
   const statuses = {};
   let bytes = 0;
   await Promise.all(
     Array.from({ length: Number(args.connections) }, async () => {
       while (Date.now() < end) {
+        const target = path();
         const started = performance.now();
-        const { status, length } = await get(path());
+        const { status, length } = await get(target);
         latencies.push(performance.now() - started);
+        requests.push({ target, ms: performance.now() - started, at: started - t0, length });
         bytes += length;
         statuses[status] = (statuses[status] ?? 0) + 1;
       }
     }),
   );
-  return { latencies, bytes, statuses };
+  return { latencies, bytes, statuses, requests };
 }
 
 await run(3000);
@@ -101,7 +107,7 @@ const pgPids = backends();
 const node0 = cpuMs(pid);
 const pg0 = pgPids.reduce((sum, p) => sum + cpuMs(p), 0);
 const started = Date.now();
-const { latencies, bytes, statuses } = await run(Number(args.seconds) * 1000);
+const { latencies, bytes, statuses, requests } = await run(Number(args.seconds) * 1000);
 const seconds = (Date.now() - started) / 1000;
 const node1 = cpuMs(pid);
 const pg1 = pgPids.reduce((sum, p) => sum + cpuMs(p), 0);
@@ -116,3 +122,10 @@ process.stdout.write(
     `pg backends ${((pg1 - pg0) / n).toFixed(2)} CPU-ms/req  (${pgPids.length} backends, load ${load}, ` +
     `${JSON.stringify(statuses)})\n`,
 );
+for (const { target, ms, at, length } of requests
+  .sort((a, b) => b.ms - a.ms)
+  .slice(0, Number(args.slow))) {
+  process.stdout.write(
+    `${ms.toFixed(1).padStart(7)} ms at ${at.toFixed(0).padStart(6)} ms ${length} B ${target}\n`,
+  );
+}

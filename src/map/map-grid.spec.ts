@@ -7,6 +7,7 @@ import {
   mapX,
   mapY,
   MAX_FEED_CELLS,
+  mayCoarsen,
   normalizeBbox,
   rangeSize,
   touchedCells,
@@ -90,5 +91,15 @@ describe('map grid', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('coarsens a dense view down to level 0, and from zoom 18 not below level 17', () => {
+    expect(mayCoarsen(0, 0)).toBe(false);
+    expect(mayCoarsen(1, 1)).toBe(true);
+    expect(mayCoarsen(13, 15)).toBe(true);
+    expect(mayCoarsen(17, 17)).toBe(true);
+    expect(mayCoarsen(17, 18)).toBe(false);
+    expect(mayCoarsen(18, 18)).toBe(true);
+    expect(mayCoarsen(17, 22)).toBe(false);
   });
 });

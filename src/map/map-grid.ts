@@ -15,6 +15,14 @@ export const MAX_FEED_CELLS = 2000;
 /** From this zoom up, a feed's grid is never coarser than this level (cells of ~76 m: diagonal < 200 m). */
 export const FINE_ZOOM = 18;
 export const FINEST_COARSENED_LEVEL = 17;
+/**
+ * A view with more non-empty cells than this at its level is answered one level coarser (cells of half a tile,
+ * 128 px): at most ~500 features instead of up to MAX_FEED_CELLS. A phone's screen holds ~70 cells of the zoom's own
+ * level and a 1680 × 1050 one ~460, so only views larger than a desktop screen over a dense city are coarsened;
+ * their hundreds of 64-px features would be a carpet of markers, and they were the feed's dearest answers (600–900
+ * features, 120–190 KB at 1M libraries).
+ */
+export const DENSE_FEED_FEATURES = 500;
 export const MAX_ZOOM = 22;
 /** A tile of zoom z is grouped at level z + 1: 8 × 8 cells per tile. */
 export const TILE_CELL_SHIFT = 3;
@@ -135,6 +143,14 @@ export function feedLevel(boxes: GeoBox[], zoom: number): number | null {
     if (cells <= MAX_FEED_CELLS) return level;
   }
   return null;
+}
+
+/**
+ * Whether a dense view at `level` may be answered one level coarser (see DENSE_FEED_FEATURES): not at level 0, and
+ * from FINE_ZOOM up not below FINEST_COARSENED_LEVEL (libraries 200 m apart stay apart).
+ */
+export function mayCoarsen(level: number, zoom: number): boolean {
+  return level > (zoom >= FINE_ZOOM ? FINEST_COARSENED_LEVEL : 0);
 }
 
 /** `outer` without `inner` (which lies within it) as at most four disjoint ranges. */

@@ -14,6 +14,7 @@ import { SharedCache } from '../common/http/cache-control.js';
 import { ConditionalGet, EncodedBody } from '../common/http/conditional-get.js';
 import { RateLimit } from '../common/rate-limit/rate-limit.decorator.js';
 import { MapFeedQueryDto } from './dto/map-feed.query.js';
+import { DENSE_FEED_FEATURES } from './map-grid.js';
 import {
   MapClusterFeatureResponse,
   MapFeedResponse,
@@ -101,7 +102,9 @@ export class MapController {
   @ConditionalGet()
   @ApiOkResponse({
     description:
-      'GeoJSON FeatureCollection: library features and cluster features, at most ~2,000. `country` and ' +
+      'GeoJSON FeatureCollection: library features and cluster features, ordered by row then column of their ' +
+      `cells: at most ~${DENSE_FEED_FEATURES} (a denser view is grouped one level coarser, see \`zoom\`), and at ` +
+      'most ~2,000 from zoom 18 up, where cells stay ~76 m wide. `country` and ' +
       '`has_photo` are answered from the precomputed grid. A text filter (`q`, `search`, `city`, `postal_code`) ' +
       `reads the box's libraries when it holds at most ${DEFAULT_MAP_TEXT_FILTER_CANDIDATES.toLocaleString('en-US')} ` +
       '(`MAP_TEXT_FILTER_MAX_CANDIDATES`, the default), or ' +

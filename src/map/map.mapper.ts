@@ -35,7 +35,13 @@ export class MapMapper {
       properties: {
         cluster: true,
         count: row.n,
-        bbox: [row.west, row.south, row.east, row.north],
+        // A one-member extent is its point (the repository sends extents of clusters only).
+        bbox: [
+          row.west ?? row.lng,
+          row.south ?? row.lat,
+          row.east ?? row.lng,
+          row.north ?? row.lat,
+        ],
       },
     };
   }

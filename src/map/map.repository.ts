@@ -10,6 +10,7 @@ import {
 import { ListCache } from '../libraries/list-cache.js';
 import {
   coverOf,
+  DENSE_FEED_FEATURES,
   innerCells,
   latOfY,
   lngOfX,
@@ -28,15 +29,14 @@ export type MapFilters = Omit<LibrarySearch, 'near'>;
 
 /** One non-empty cell of the grid: a lone library (count 1, with its columns) or a cluster. */
 export interface MapCellRow {
-  cx: number;
-  cy: number;
   n: number;
   lng: number;
   lat: number;
-  west: number;
-  south: number;
-  east: number;
-  north: number;
+  /** The members' extent: a cluster's only (null for a lone library). */
+  west: number | null;
+  south: number | null;
+  east: number | null;
+  north: number | null;
   id: number;
   slug: string | null;
   name: string | null;
@@ -78,11 +78,28 @@ const inRange = (sql: Sql, cx: string, cy: string, r: CellRange) =>
   `(${cx} BETWEEN ${sql.param(r.x0)} AND ${sql.param(r.x1)} AND ${cy} BETWEEN ${sql.param(r.y0)} AND ${sql.param(r.y1)})`;
 
 /**
+ * Numbers as the text of a PostgreSQL array (`{1,2.5,-3}`), the form `pg` sends a JavaScript array in (numbers
+ * written by their shortest round-trip form either way). `pg` builds it element by element, ~200 bytes of garbage
+ * per element: 30–40 KB per unfiltered feed request (its cover's 12 arrays), ~3 MB for 5,000 text-filter
+ * candidates (three arrays), where the whole request allocated ~210 KB (V8's sampling heap profiler).
+ */
+const arrayLiteral = (values: number[]): string => `{${values.join(',')}}`;
+
+/**
  * An array parameter whose length the planner does not see (a scalar subquery: it estimates 10 elements either
  * way). Planned with the actual values (a custom plan), the length made each execution's estimate differ from the
  * generic plan's, which PostgreSQL then never chose: it planned every execution afresh, at the cost of running it.
  */
-const opaqueArray = (sql: Sql, values: number[]) => `(SELECT ${sql.param(values)}::int[])`;
+const opaqueArray = (sql: Sql, values: number[]) =>
+  `(SELECT ${sql.param(arrayLiteral(values))}::int[])`;
+
+/**
+ * The feed's columns of a cell: only what the mapper writes (a lone library's extent is its point, and the cell's
+ * coordinates only order the rows), so `pg` parses 9 values of a lone library's row instead of 15.
+ */
+const FEED_COLUMNS = `cells.n, cells.lng, cells.lat, cells.id,
+  CASE WHEN cells.n > 1 THEN cells.west END AS west, CASE WHEN cells.n > 1 THEN cells.south END AS south,
+  CASE WHEN cells.n > 1 THEN cells.east END AS east, CASE WHEN cells.n > 1 THEN cells.north END AS north`;
 
 /** A box that holds no library (south of the south pole). */
 const NO_STRIP: GeoBox = { west: 0, south: -91, east: 0, north: -91 };
@@ -113,7 +130,8 @@ export class MapRepository {
   }
 
   /**
-   * The non-empty cells of `level` inside the boxes, ordered by row then column.
+   * The non-empty cells of `level` inside the boxes, ordered by row then column; when they are more than
+   * DENSE_FEED_FEATURES and `coarsen` (see mayCoarsen), the cells of level − 1 instead.
    *
    * With a text filter (q, search, city, postal_code), which the grid has no facet for, the matching libraries are
    * grouped themselves, and at most `maxCandidates` libraries are read, from whichever side is small enough: the
@@ -126,6 +144,7 @@ export class MapRepository {
     level: number,
     filters: MapFilters,
     maxCandidates: number,
+    coarsen = false,
   ): Promise<MapCellRow[] | null> {
     const sql = new Sql();
     if (!hasTextFilters(filters)) {
@@ -137,7 +156,11 @@ export class MapRepository {
               .join(' UNION ALL ');
       // The grid's statements come in a handful of shapes and cost more to plan (~1 ms) than to run: prepared per
       // connection.
-      return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, true);
+      return this.libraries.read<MapCellRow>(
+        this.cellsStatement(parts, { sql, coarsen }),
+        sql.params,
+        true,
+      );
     }
     // Statements reading libraries by a text filter are not prepared, as the filter's selectivity decides their
     // plan (see LibrariesRepository).
@@ -148,7 +171,7 @@ export class MapRepository {
     );
     if (inBoxes <= maxCandidates) {
       return this.libraries.read<MapCellRow>(
-        this.cellsStatement(this.groupedLibraries(sql, boxes, level, filters)),
+        this.cellsStatement(this.groupedLibraries(sql, boxes, level, filters), { sql, coarsen }),
         sql.params,
         false,
       );
@@ -168,20 +191,32 @@ export class MapRepository {
     );
     if (candidates === null) return null;
     // `point <@ box` of PostgreSQL: every edge inclusive.
-    const inside: number[] = [];
+    // Plain loops: a closure per candidate (`boxes.some(...)`) was most of this request's own garbage.
+    const ids: number[] = [];
+    const lngs: number[] = [];
+    const lats: number[] = [];
     for (let i = 0; i < candidates.ids.length; i += 1) {
       const lng = candidates.lngs[i];
       const lat = candidates.lats[i];
-      if (boxes.some((b) => lng >= b.west && lng <= b.east && lat >= b.south && lat <= b.north)) {
-        inside.push(i);
+      for (let j = 0; j < boxes.length; j += 1) {
+        const b = boxes[j];
+        if (lng >= b.west && lng <= b.east && lat >= b.south && lat <= b.north) {
+          ids.push(candidates.ids[i]);
+          lngs.push(lng);
+          lats.push(lat);
+          break;
+        }
       }
     }
     const parts = `SELECT ${cellSql(level, 'p.lng', 'p.lat')}, 1 AS count, p.lng AS sum_lng, p.lat AS sum_lat,
         p.lng AS min_lng, p.lat AS min_lat, p.lng AS max_lng, p.lat AS max_lat, p.id AS min_id
-      FROM unnest(${sql.param(inside.map((i) => candidates.ids[i]))}::int[],
-                  ${sql.param(inside.map((i) => candidates.lngs[i]))}::float8[],
-                  ${sql.param(inside.map((i) => candidates.lats[i]))}::float8[]) AS p(id, lng, lat)`;
-    return this.libraries.read<MapCellRow>(this.cellsStatement(parts), sql.params, true);
+      FROM unnest(${sql.param(arrayLiteral(ids))}::int[], ${sql.param(arrayLiteral(lngs))}::float8[],
+                  ${sql.param(arrayLiteral(lats))}::float8[]) AS p(id, lng, lat)`;
+    return this.libraries.read<MapCellRow>(
+      this.cellsStatement(parts, { sql, coarsen }),
+      sql.params,
+      true,
+    );
   }
 
   /**
@@ -225,8 +260,9 @@ export class MapRepository {
     if (facets.hasPhoto !== undefined) facet += ` AND c.has_photo = ${sql.param(facets.hasPhoto)}`;
     const [{ n }] = await this.libraries.read<{ n: number }>(
       `SELECT coalesce(sum(c.count), 0)::float8 AS n
-       FROM unnest(${sql.param(rows.map((r) => r.y0))}::int[], ${sql.param(rows.map((r) => r.x0))}::int[],
-                   ${sql.param(rows.map((r) => r.x1))}::int[]) AS v(cy, x0, x1)
+       FROM unnest(${sql.param(arrayLiteral(rows.map((r) => r.y0)))}::int[],
+                   ${sql.param(arrayLiteral(rows.map((r) => r.x0)))}::int[],
+                   ${sql.param(arrayLiteral(rows.map((r) => r.x1)))}::int[]) AS v(cy, x0, x1)
        JOIN library_map_cells c ON c.level = ${sql.param(level)} AND c.cy = v.cy AND c.cx BETWEEN v.x0 AND v.x1${facet}`,
       sql.params,
       true,
@@ -305,17 +341,43 @@ export class MapRepository {
    * The join key is null for a cluster, so only lone libraries are looked up (with `n = 1 AND l.id = id` in the
    * join condition PostgreSQL probed the primary key for every cell and discarded the clusters' rows afterwards:
    * 4 buffers per cluster for nothing).
+   *
+   * With `dense.coarsen` (the feed, see mayCoarsen), a view of more than DENSE_FEED_FEATURES non-empty cells is
+   * grouped again one level coarser before anything is looked up: the cells' sums roll up exactly as the grid's
+   * levels do (a cell of level L − 1 is 2 × 2 cells of level L).
    */
-  private cellsStatement(parts: string): string {
-    return `WITH parts AS (${parts}),
+  private cellsStatement(parts: string, dense?: { sql: Sql; coarsen: boolean }): string {
+    const lookups = (
+      columns: string,
+    ) => `SELECT ${columns}, l.slug, l.name, l.city, l.country, l.thumbnail_key
+      FROM cells LEFT JOIN libraries l ON l.id = CASE WHEN cells.n = 1 THEN cells.id END
+      ORDER BY cells.cy, cells.cx`;
+    if (!dense) {
+      // Tiles: always the tile's own cells (8 × 8), in one grouping.
+      return `WITH parts AS (${parts}),
       cells AS (
         SELECT cx, cy, sum(count)::int AS n, sum(sum_lng) / sum(count) AS lng, sum(sum_lat) / sum(count) AS lat,
                min(min_lng) AS west, min(min_lat) AS south, max(max_lng) AS east, max(max_lat) AS north,
                min(min_id) AS id
         FROM parts GROUP BY cx, cy)
-      SELECT cells.*, l.slug, l.name, l.city, l.country, l.thumbnail_key
-      FROM cells LEFT JOIN libraries l ON l.id = CASE WHEN cells.n = 1 THEN cells.id END
-      ORDER BY cells.cy, cells.cx`;
+      ${lookups('cells.*')}`;
+    }
+    // Coarser by one level when the view holds more than DENSE_FEED_FEATURES cells (and may be coarsened); counted
+    // once (inlined, the CTE's subquery was an InitPlan for each of cx and cy).
+    const shift = `(SELECT (${dense.sql.param(dense.coarsen)} AND count(*) > ${dense.sql.param(DENSE_FEED_FEATURES)})::int
+                    FROM fine)`;
+    return `WITH parts AS (${parts}),
+      fine AS (
+        SELECT cx, cy, sum(count)::int AS n, sum(sum_lng) AS sum_lng, sum(sum_lat) AS sum_lat, min(min_lng) AS west,
+               min(min_lat) AS south, max(max_lng) AS east, max(max_lat) AS north, min(min_id) AS id
+        FROM parts GROUP BY cx, cy),
+      shift AS MATERIALIZED (SELECT ${shift} AS s),
+      cells AS (
+        SELECT f.cx >> shift.s AS cx, f.cy >> shift.s AS cy, sum(f.n)::int AS n, sum(f.sum_lng) / sum(f.n) AS lng,
+               sum(f.sum_lat) / sum(f.n) AS lat, min(f.west) AS west, min(f.south) AS south, max(f.east) AS east,
+               max(f.north) AS north, min(f.id) AS id
+        FROM fine f CROSS JOIN shift GROUP BY 1, 2)
+      ${lookups(FEED_COLUMNS)}`;
   }
 
   /** Every matching library in the boxes as a one-member part of its cell of `level`. */

@@ -5,7 +5,13 @@ import { parseBbox } from './dto/bbox.rule.js';
 import type { MapFeedQueryDto } from './dto/map-feed.query.js';
 import type { MapFeedResponse } from './dto/map-feed.response.js';
 import type { TileParamsDto } from './dto/tile.params.js';
-import { feedLevel, FINEST_COARSENED_LEVEL, MAX_FEED_CELLS, normalizeBbox } from './map-grid.js';
+import {
+  feedLevel,
+  FINEST_COARSENED_LEVEL,
+  MAX_FEED_CELLS,
+  mayCoarsen,
+  normalizeBbox,
+} from './map-grid.js';
 import { MapMapper } from './map.mapper.js';
 import { MapRepository } from './map.repository.js';
 import { encodeTile } from './tile-encoder.js';
@@ -29,7 +35,10 @@ export class MapService {
     this.maxCandidates = config.mapTextFilterMaxCandidates;
   }
 
-  /** The approved (and matching) libraries in a box, dense ones clustered on the zoom's grid. */
+  /**
+   * The approved (and matching) libraries in a box, dense ones clustered on the zoom's grid, or one level coarser
+   * when the view holds more than DENSE_FEED_FEATURES non-empty cells.
+   */
   async feed(query: MapFeedQueryDto): Promise<MapFeedResponse> {
     const values = parseBbox(query.bbox);
     if (!values) throw InvalidFieldsError.single(['query', 'bbox'], 'bbox is not a valid box');
@@ -54,6 +63,7 @@ export class MapService {
         hasPhoto: query.has_photo,
       },
       this.maxCandidates,
+      mayCoarsen(level, query.zoom),
     );
     if (rows === null) {
       throw InvalidFieldsError.single(

@@ -9,6 +9,7 @@ import { VectorTile } from '@mapbox/vector-tile';
 import fc from 'fast-check';
 import { PbfReader } from 'pbf';
 import request from 'supertest';
+import { DENSE_FEED_FEATURES } from '../../src/map/map-grid.js';
 import { MapRepository } from '../../src/map/map.repository.js';
 import { encodeTile } from '../../src/map/tile-encoder.js';
 import { createTestApp } from '../support/app.js';
@@ -516,6 +517,94 @@ describe('map feed and tiles', () => {
       checkFeed(box.body, ushuaia, 10, () => true);
     } finally {
       await small.close();
+    }
+  });
+
+  it('answers a view of more than DENSE_FEED_FEATURES cells on a coarser grid, not below level 17 from zoom 18', async () => {
+    const repository = t.app.get(MapRepository);
+    // One library at the centre of each cell of a patch of 30 × 25 cells of `level` (the cells of a zoom-level + 2
+    // tile), written in one statement; removed at the end.
+    const patch = (level: number, lng: number, lat: number) => {
+      const n = 2 ** (level + 2);
+      const [x0, y0] = tileOf(lng, lat, level + 2);
+      const cells: { x: number; y: number; lng: number; lat: number }[] = [];
+      for (let i = 0; i < 30; i += 1) {
+        for (let j = 0; j < 25; j += 1) {
+          const x = x0 + i;
+          const y = y0 + j;
+          const lat = (Math.atan(Math.sinh(Math.PI * (1 - (2 * (y + 0.5)) / n))) * 180) / Math.PI;
+          cells.push({ x, y, lng: ((x + 0.5) / n) * 360 - 180, lat });
+        }
+      }
+      const edge = (x: number, y: number) => [
+        (x / n) * 360 - 180,
+        (Math.atan(Math.sinh(Math.PI * (1 - (2 * y) / n))) * 180) / Math.PI,
+      ];
+      // The patch's extent, a tenth of a cell inside its outer cells' edges.
+      const [west, north] = edge(x0 + 0.1, y0 + 0.1);
+      const [east, south] = edge(x0 + 29.9, y0 + 24.9);
+      return { cells, x0, y0, bbox: [west, south, east, north] };
+    };
+    /** How many cells of `shift` levels coarser the patch's cells fall into. */
+    const coarse = (cells: { x: number; y: number }[], shift: number) =>
+      new Set(cells.map(({ x, y }) => `${x >> shift},${y >> shift}`)).size;
+    const town = patch(14, 9.9, 53.6);
+    const square = patch(17, 10.3, 53.6);
+    await withClient(db.url, (client) =>
+      client.query(
+        `INSERT INTO libraries (slug, name, city, country, status, location)
+         SELECT 'dense-' || i, 'Dense ' || i, p.city, 'DE', 'approved',
+                ST_SetSRID(ST_MakePoint(p.lng, p.lat), 4326)::geography
+         FROM unnest($1::float8[], $2::float8[], $3::text[]) WITH ORDINALITY AS p(lng, lat, city, i)`,
+        [
+          [...town.cells, ...square.cells].map((c) => c.lng),
+          [...town.cells, ...square.cells].map((c) => c.lat),
+          [...town.cells.map(() => 'Densestadt'), ...square.cells.map(() => 'Dichtdorf')],
+        ],
+      ),
+    );
+    await reloadPoints();
+    try {
+      expect(DENSE_FEED_FEATURES).toBeLessThan(750);
+      // 750 non-empty cells at zoom 14: answered at level 13.
+      const dense = await feed(`bbox=${town.bbox.join(',')}&zoom=14`).expect(200);
+      const features = checkFeed(dense.body, town.bbox, 14, () => true);
+      expect(features.length).toBeLessThanOrEqual(DENSE_FEED_FEATURES);
+      expect(features.length).toBe(coarse(town.cells, 1));
+      expect(features.every((f) => f.properties.cluster)).toBe(true);
+      // The same with a text filter (the libraries grouped, box-driven), and from the filter's matches.
+      const filtered = await feed(`bbox=${town.bbox.join(',')}&zoom=14&city=densestadt`).expect(
+        200,
+      );
+      expect(filtered.text).toBe(dense.text);
+      const world = [{ west: -180, south: -90, east: 180, north: 90 }];
+      const fromMatches = await repository.findFeedCells(
+        world,
+        14,
+        { city: 'densestadt' },
+        750,
+        true,
+      );
+      expect(fromMatches).toHaveLength(coarse(town.cells, 1));
+      // 20 × 20 of those cells: not dense, the zoom's own cells (each library alone).
+      const part = town.cells.filter((c) => c.x - town.x0 < 20 && c.y - town.y0 < 20);
+      const partBox = [town.bbox[0], part.at(-1)!.lat, part.at(-1)!.lng, town.bbox[3]];
+      const sparse = await feed(`bbox=${partBox.join(',')}&zoom=14`).expect(200);
+      expect(checkFeed(sparse.body, partBox, 14, () => true)).toHaveLength(400);
+      expect(sparse.body.features.some((f: Feature) => f.properties.cluster)).toBe(false);
+      // Cells of level 17 (~45 m wide here), 750 of them: coarsened at zoom 17, not at zoom 18 (level 17 is the
+      // floor there: 750 features, every library alone).
+      const fine17 = await feed(`bbox=${square.bbox.join(',')}&zoom=17`).expect(200);
+      expect(checkFeed(fine17.body, square.bbox, 17, () => true)).toHaveLength(
+        coarse(square.cells, 1),
+      );
+      const fine18 = await feed(`bbox=${square.bbox.join(',')}&zoom=18`).expect(200);
+      expect(checkFeed(fine18.body, square.bbox, 18, () => true)).toHaveLength(750);
+    } finally {
+      await withClient(db.url, (client) =>
+        client.query(`DELETE FROM libraries WHERE slug LIKE 'dense-%'`),
+      );
+      await reloadPoints();
     }
   });
 

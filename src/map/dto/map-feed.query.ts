@@ -2,7 +2,7 @@ import { ApiProperty, PickType } from '@nestjs/swagger';
 import { IsDefined, IsInt, IsString, Matches, Max, Min, Validate } from 'class-validator';
 import { ToInt, Trim } from '../../common/validation/transforms.js';
 import { ListLibrariesQueryDto } from '../../libraries/dto/list-libraries.query.js';
-import { MAX_ZOOM } from '../map-grid.js';
+import { DENSE_FEED_FEATURES, MAX_ZOOM } from '../map-grid.js';
 import { BBOX_PATTERN, BboxValues } from './bbox.rule.js';
 
 /** The map feed's query: a box, a zoom, and the list's filters with the list's rules. */
@@ -36,7 +36,10 @@ export class MapFeedQueryDto extends PickType(ListLibrariesQueryDto, [
     maximum: MAX_ZOOM,
     description:
       'Map zoom (256-pixel tiles; MapLibre shows this at its zoom − 1). Libraries are grouped in a grid of cells ' +
-      'a quarter of a tile wide.',
+      'a quarter of a tile wide (64 px), coarser for a box of more than 2,000 such cells. A view that would hold ' +
+      `more than ${DENSE_FEED_FEATURES} non-empty cells (larger than a desktop screen over a dense city) is ` +
+      'grouped in cells half a tile wide (128 px) instead; from zoom 18 up the cells are never wider than ~76 m at ' +
+      'the equator, so libraries 200 m apart are never clustered.',
     example: 12,
   })
   @IsDefined({ message: 'zoom is required' })
