@@ -189,7 +189,7 @@ export function worthPreparing(search: LibrarySearch): boolean {
  * cheaper than the generic one (which assumes an offset of a tenth of the rows), and the default list was planned
  * on every request: 0.2–0.35 ms at 1M, more than it takes to run. The plan itself is the same walk either way.
  */
-function pageOffset(sql: Sql, value: number, prepared: boolean): string {
+function pagingValue(sql: Sql, value: number, prepared: boolean): string {
   const param = `${sql.param(value)}::int`;
   return prepared ? `(SELECT ${param})` : param;
 }
@@ -259,7 +259,7 @@ export function addListConditions(
     // `l.location <-> point` (the sphere's distance), from libraries_approved_unit_vector_idx (migration
     // 1766100000000): libraries_location_idx's KNN walk read nearly all of its 24,000 pages from a point far from
     // every library (at 1M: up to 830 ms for 20 rows).
-    // Prepared (worthPreparing), the point's vector is a one-row subquery, as pageOffset's values are: a custom plan
+    // Prepared (worthPreparing), the point's vector is a one-row subquery, as pagingValue's values are: a custom plan
     // that saw the point as a constant looked cheaper than the generic plan, so it was planned on every request.
     const target = `bookcase_unit_vector(${point})`;
     order = `bookcase_unit_vector(l.location) <<->> ${worthPreparing(search) ? `(SELECT ${target})` : target}`;
@@ -334,7 +334,7 @@ function selectPage(
   const prepared = worthPreparing(search);
   return {
     text: `SELECT ${selected} FROM libraries l ${sql.whereClause()}
-       ORDER BY ${order} LIMIT ${pageOffset(sql, limit, prepared)} OFFSET ${pageOffset(sql, offset, prepared)}`,
+       ORDER BY ${order} LIMIT ${pagingValue(sql, limit, prepared)} OFFSET ${pagingValue(sql, offset, prepared)}`,
     params: sql.params,
   };
 }
@@ -444,7 +444,7 @@ function pageAfterCount(
   prepared: boolean,
 ): Statement {
   const limitParam = sql.param(limit);
-  const offsetParam = pageOffset(sql, offset, prepared);
+  const offsetParam = pagingValue(sql, offset, prepared);
   const counted = nullable ? 'coalesce(t.total, 0)' : 't.total';
   return {
     text: `SELECT t.total, p.* FROM (${total}) t

@@ -13,6 +13,7 @@ import {
   type LibrarySearch,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
+import { insertSpreadLibraries } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
 const ROWS = 3000;
@@ -36,20 +37,12 @@ describe('prepared list statements keep their generic plan', () => {
   const { db } = useTestSuite({ app: false });
 
   beforeAll(async () => {
-    await withClient(db.url, async (client) => {
-      await client.query(
-        `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, location, status, photo_key, created_at)
-         SELECT 'cache-' || i, 'Bookcase ' || i, 'Shelf ' || i, 'Street ' || i,
-                (ARRAY['Berlin', 'Wien', 'Lyon'])[1 + i % 3], (ARRAY['DE', 'AT', 'FR'])[1 + i % 3],
-                lpad((i * 37 % 99999)::text, 5, '0'),
-                ST_SetSRID(ST_MakePoint(8 + (i * 7919 % 400) / 100.0, 48 + (i * 104729 % 400) / 100.0), 4326)::geography,
-                CASE WHEN i % 10 = 0 THEN 'pending' ELSE 'approved' END,
-                CASE WHEN i % 2 = 0 THEN 'photos/' || i || '.jpg' END,
-                timestamptz '2025-01-01' + i * interval '1 minute'
-         FROM generate_series(1, $1) AS i`,
-        [ROWS],
-      );
-      await client.query('VACUUM ANALYZE libraries');
+    await insertSpreadLibraries(db.url, ROWS, {
+      prefix: 'cache',
+      west: 8,
+      south: 48,
+      span: 4,
+      pendingEvery: 10,
     });
   });
 

@@ -8,6 +8,7 @@
  */
 import type pg from 'pg';
 import { withClient } from '../support/database.js';
+import { insertSpreadLibraries } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
 const ROWS = 4000;
@@ -18,21 +19,8 @@ describe('map grid recount on writes', () => {
   const { db } = useTestSuite({ app: false });
 
   beforeAll(async () => {
-    await withClient(db.url, async (client) => {
-      await client.query(
-        `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, location, status, photo_key, created_at)
-         SELECT 'grid-' || i, 'Bookcase ' || i, 'Shelf ' || i, 'Street ' || i,
-                (ARRAY['Berlin', 'Wien', 'Lyon'])[1 + i % 3], (ARRAY['DE', 'AT', 'FR'])[1 + i % 3],
-                lpad((i * 37 % 99999)::text, 5, '0'),
-                ST_SetSRID(ST_MakePoint(5 + (i * 7919 % 1000) / 100.0, 45 + (i * 104729 % 1000) / 100.0), 4326)::geography,
-                'approved', CASE WHEN i % 2 = 0 THEN 'photos/' || i || '.jpg' END,
-                timestamptz '2025-01-01' + i * interval '1 minute'
-         FROM generate_series(1, $1) AS i`,
-        [ROWS],
-      );
-      await client.query('VACUUM ANALYZE libraries');
-      await client.query('VACUUM ANALYZE library_map_cells');
-    });
+    await insertSpreadLibraries(db.url, ROWS, { prefix: 'grid', west: 5, south: 45, span: 10 });
+    await withClient(db.url, (client) => client.query('VACUUM ANALYZE library_map_cells'));
   });
 
   /** Runs `write` in a transaction and returns how many `libraries` rows it read (rolled back afterwards). */

@@ -440,3 +440,33 @@ export async function fetchMedia(http: HttpTarget, url: string): Promise<Buffer>
   if (res.status !== 200) throw new Error(`fetchMedia: GET ${url} answered ${res.status}`);
   return res.body as Buffer;
 }
+
+/**
+ * Inserts `rows` libraries in one statement, spread over a square of `span` degrees from `west`/`south` (a fixed
+ * pseudo-random pattern, so plans and counts repeat), in three cities and countries, every second one with a photo,
+ * one a minute from 2025, and every `pendingEvery`-th pending (none by default); then VACUUM ANALYZEs `libraries`,
+ * so the planner sees the rows as autovacuum would leave them. Slugs are `<prefix>-<i>`.
+ */
+export async function insertSpreadLibraries(
+  url: string,
+  rows: number,
+  options: { prefix: string; west: number; south: number; span: number; pendingEvery?: number },
+): Promise<void> {
+  const { prefix, west, south, span, pendingEvery = 0 } = options;
+  await withClient(url, async (client) => {
+    await client.query(
+      `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, location, status, photo_key, created_at)
+       SELECT $2 || '-' || i, 'Bookcase ' || i, 'Shelf ' || i, 'Street ' || i,
+              (ARRAY['Berlin', 'Wien', 'Lyon'])[1 + i % 3], (ARRAY['DE', 'AT', 'FR'])[1 + i % 3],
+              lpad((i * 37 % 99999)::text, 5, '0'),
+              ST_SetSRID(ST_MakePoint($3 + (i * 7919 % 1000) * $5 / 1000.0,
+                                      $4 + (i * 104729 % 1000) * $5 / 1000.0), 4326)::geography,
+              CASE WHEN $6 > 0 AND i % $6 = 0 THEN 'pending' ELSE 'approved' END,
+              CASE WHEN i % 2 = 0 THEN 'photos/' || i || '.jpg' END,
+              timestamptz '2025-01-01' + i * interval '1 minute'
+       FROM generate_series(1, $1) AS i`,
+      [rows, prefix, west, south, span, pendingEvery],
+    );
+    await client.query('VACUUM ANALYZE libraries');
+  });
+}
