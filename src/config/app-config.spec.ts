@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       statementTimeoutSeconds: 30,
       idleInTransactionTimeoutSeconds: 60,
       poolWaitSeconds: 5,
+      poolIdleSeconds: 300,
       queryTimeoutSeconds: 35,
     });
     expect(config.redisCommandTimeoutMs).toBe(200);

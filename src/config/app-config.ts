@@ -71,6 +71,8 @@ export class AppConfig {
     idleInTransactionTimeoutSeconds: number;
     /** Longest wait for a free pool connection before the request answers 503 (seconds). */
     poolWaitSeconds: number;
+    /** An idle pool connection (with its prepared statements) is closed after this long (seconds, 0 = never). */
+    poolIdleSeconds: number;
     /**
      * Client-side bound on one query (seconds, 0 = none), for a database that stopped answering: the query fails
      * (503) and its connection is discarded. Longer than the statement timeout.
@@ -295,6 +297,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       statementTimeoutSeconds,
       idleInTransactionTimeoutSeconds: env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS ?? 60,
       poolWaitSeconds: env.DATABASE_POOL_WAIT_SECONDS ?? 5,
+      poolIdleSeconds: env.DATABASE_POOL_IDLE_SECONDS ?? 300,
       queryTimeoutSeconds,
     },
     dataDir,

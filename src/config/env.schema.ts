@@ -109,6 +109,13 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(86_400)
   @Transform(toInt)
+  DATABASE_POOL_IDLE_SECONDS?: number;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(86_400)
+  @Transform(toInt)
   DATABASE_QUERY_TIMEOUT_SECONDS?: number;
 
   @IsOptional()

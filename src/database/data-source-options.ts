@@ -10,6 +10,11 @@ export interface DatabaseTimeouts {
   /** Longest wait for a pool connection (a free one or a new one), then the query fails (→ 503). */
   poolWaitSeconds: number;
   /**
+   * A pool connection left idle this long is closed (0 = never). Each connection holds its prepared statements and
+   * their cached plans, so closing it early makes the next request parse and plan again.
+   */
+  poolIdleSeconds: number;
+  /**
    * Client-side bound on one query (0 = none): a server that stopped answering (hung, SIGSTOPped, unreachable
    * without a reset) cannot end the query itself, so the client gives up, fails it (→ 503) and discards the
    * connection. Longer than `statementTimeoutSeconds`, which ends slow queries cleanly on a server that answers.
@@ -21,6 +26,7 @@ export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
   statementTimeoutSeconds: 0,
   idleInTransactionTimeoutSeconds: 0,
   poolWaitSeconds: 10,
+  poolIdleSeconds: 300,
   queryTimeoutSeconds: 0,
 };
 
@@ -88,6 +94,10 @@ export function buildDataSourceOptions(
     extra: {
       max: poolSize,
       connectionTimeoutMillis: timeouts.poolWaitSeconds * 1000,
+      // node-postgres closes an idle connection after 10 s by default, and with it every prepared statement and the
+      // generic plans PostgreSQL had settled on: after a quiet spell of 10 s the next requests were prepared and
+      // planned again (custom plans first). 0 keeps idle connections open.
+      idleTimeoutMillis: timeouts.poolIdleSeconds * 1000,
       // Startup parameters of every connection (node-postgres omits them when 0).
       statement_timeout: timeouts.statementTimeoutSeconds * 1000,
       idle_in_transaction_session_timeout: timeouts.idleInTransactionTimeoutSeconds * 1000,
