@@ -1,6 +1,13 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { bearer, makeStaff, registerUser, type RegisteredUser } from '../support/auth.js';
+import { JwtStrategy } from '../../src/auth/jwt.strategy.js';
+import {
+  bearer,
+  deactivateUser,
+  makeStaff,
+  registerUser,
+  type RegisteredUser,
+} from '../support/auth.js';
 import type { TestApp } from '../support/app.js';
 import { queryRows, type TestDatabase } from '../support/database.js';
 import { StaffProbeModule } from '../support/staff-probe.module.js';
@@ -122,6 +129,63 @@ describe('global JWT and staff guards', () => {
       const res = await getProbe('public', bearer(fresh.access)).expect(200);
       expect(res.body).toEqual({ user: null });
       await getProbe('public', 'Bearer garbage').expect(200);
+    });
+  });
+
+  describe('a token signature is verified once; its claims and session on every request', () => {
+    const verified = () => t.app.get(JwtStrategy).verified;
+
+    it('the second request with a token is answered from the memo of verified tokens', async () => {
+      const other = await registerUser(t.http);
+      // A new access token of the same session, never used before.
+      const refreshed = await request(t.http)
+        .post('/api/v1/auth/refresh')
+        .send({ refresh: other.refresh })
+        .expect(200);
+      const access = refreshed.body.access as string;
+      const hits = verified().hits;
+      await getProbe('private', bearer(access)).expect(200);
+      expect(verified().hits).toBe(hits);
+      await getProbe('private', bearer(access)).expect(200);
+      expect(verified().hits).toBe(hits + 1);
+    });
+
+    it('a remembered token: 401 once its session is gone or its user deactivated, on the very next request', async () => {
+      const gone = await registerUser(t.http);
+      await getProbe('private', bearer(gone.access)).expect(200);
+      await getProbe('private', bearer(gone.access)).expect(200);
+      await queryRows(db.url, 'DELETE FROM refresh_sessions WHERE user_id = $1', [gone.id]);
+      let res = await getProbe('private', bearer(gone.access)).expect(401);
+      expect(res.body).toEqual(UNAUTHORIZED);
+
+      const inactive = await registerUser(t.http);
+      await getProbe('private', bearer(inactive.access)).expect(200);
+      await getProbe('private', bearer(inactive.access)).expect(200);
+      await deactivateUser(db.url, inactive.id);
+      res = await getProbe('private', bearer(inactive.access)).expect(401);
+      expect(res.body).toEqual(UNAUTHORIZED);
+    });
+
+    it('a remembered token: 401 once it has expired, and it is forgotten', async () => {
+      const other = await registerUser(t.http);
+      await getProbe('private', bearer(other.access)).expect(200);
+      await getProbe('private', bearer(other.access)).expect(200);
+      const size = verified().size;
+      t.clock.advance(301_000);
+      const res = await getProbe('private', bearer(other.access)).expect(401);
+      expect(res.body).toEqual(UNAUTHORIZED);
+      expect(verified().size).toBe(size - 1);
+    });
+
+    it('the memo is keyed by the whole token: another signature on the same claims is checked (401)', async () => {
+      const other = await registerUser(t.http);
+      await getProbe('private', bearer(other.access)).expect(200);
+      const [header, claims, signature] = other.access.split('.');
+      const middle = Math.floor(signature.length / 2);
+      const flipped = signature[middle] === 'A' ? 'B' : 'A';
+      const forged = `${header}.${claims}.${signature.slice(0, middle)}${flipped}${signature.slice(middle + 1)}`;
+      const res = await getProbe('private', bearer(forged)).expect(401);
+      expect(res.body).toEqual(UNAUTHORIZED);
     });
   });
 });
