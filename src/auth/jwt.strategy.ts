@@ -3,10 +3,9 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request, Response } from 'express';
 import passport, { type PassportStatic } from 'passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
-import { Clock } from '../common/clock.js';
 import type { AuthUser } from '../common/auth/auth-user.js';
 import { AppConfig } from '../config/app-config.js';
-import { SessionsRepository } from './sessions.repository.js';
+import { SessionChecks } from './session-checks.js';
 import { JWT_ALGORITHM, jwtKey, TokensService } from './tokens.service.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
@@ -31,8 +30,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   constructor(
     config: AppConfig,
     private readonly tokens: TokensService,
-    private readonly sessions: SessionsRepository,
-    private readonly clock: Clock,
+    private readonly sessionChecks: SessionChecks,
   ) {
     super({
       jwtFromRequest: bearerToken,
@@ -74,11 +72,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, JWT_STRATEGY) {
   private async userOf(payload: unknown): Promise<AuthUser | false> {
     const subject = this.tokens.readClaims(payload, 'access');
     if (!subject) return false;
-    const user = await this.sessions.findLiveSessionUser(
-      subject.sessionId,
-      subject.userId,
-      this.clock.date(),
-    );
+    const user = await this.sessionChecks.liveSessionUser(subject.sessionId, subject.userId);
     if (!user) return false;
     return {
       id: user.id,
