@@ -25,6 +25,7 @@ import { IdentityTokenVerifier } from './identity-token.verifier.js';
 import { StaffRequestIdentity } from '../common/rate-limit/rate-limit.guard.js';
 import { JwtStaffRequestIdentity } from './staff-request-identity.js';
 import { JwtStrategy } from './jwt.strategy.js';
+import { SessionChecks } from './session-checks.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SocialAuthService } from './social-auth.service.js';
 import { SocialIdentitiesRepository } from './social-identities.repository.js';
@@ -52,6 +53,7 @@ import { TokensService, JWT_ALGORITHM, jwtKey } from './tokens.service.js';
     NotificationSettingsService,
     TokensService,
     SessionsRepository,
+    SessionChecks,
     SocialIdentitiesRepository,
     DeviceTokensRepository,
     IdentityTokenVerifier,
