@@ -686,6 +686,21 @@ function placeMatches(place: Place, alias: string, escaped: string): string {
 }
 
 /**
+ * `has_photo` (HAS_PHOTO) of the approved library whose id is `id`, without its row: whether it lacks a primary photo
+ * is a probe of libraries_approved_without_photo_idx (migration 1767100000000), a community photo one of
+ * library_photos. The place scans read index entries that hold the places but not `photo_key`, so HAS_PHOTO cost a
+ * heap row per entry that passed the place (at 1M `has_photo=true&city=Køben&postal_code=80`: 10,843 heap pages for
+ * the count). A scalar subquery, not EXISTS: PostgreSQL never turns it into a join or a hashed subplan reading every
+ * library without a photo. Only for approved libraries (the partial index holds no other).
+ */
+function placePhoto(id: string, hasPhoto: boolean): string {
+  const primary = `(SELECT n.id FROM libraries n
+      WHERE n.id = ${id} AND n.status = 'approved' AND n.photo_key IS NULL) IS NULL`;
+  const community = `EXISTS (SELECT 1 FROM library_photos p WHERE p.library_id = ${id} AND p.status = 'approved')`;
+  return hasPhoto ? `(${primary} OR ${community})` : `(NOT ${primary} AND NOT ${community})`;
+}
+
+/**
  * The place filter whose count and page come from its aggregates: exactly one of `city` and `postal_code`, with
  * `country` and `has_photo` or alone. With text or proximity (or both places) the list counts libraries as before.
  */
@@ -764,12 +779,8 @@ export function placeCountAndPageQuery(
   const walking = new Sql(sql.params);
   walking.and(placeMatches(place, 'w', walking.param(likeEscape(filter.text))));
   if (search.country) walking.and(`w.country = ${walking.param(search.country.toUpperCase())}`);
-  // has_photo needs the row (photo_key is not in the index): a scalar subquery per entry that passed the place,
-  // which PostgreSQL never turns into a join of every row (with photo_key in the walk it sorted every row).
-  if (search.hasPhoto !== undefined)
-    walking.and(
-      `(SELECT ${HAS_PHOTO.replace(/\bl\./g, 'h.')} FROM libraries h WHERE h.id = w.id) = ${search.hasPhoto}`,
-    );
+  // has_photo from probes (placePhoto) per entry that passed the place, never from the row.
+  if (search.hasPhoto !== undefined) walking.and(placePhoto('w.id', search.hasPhoto));
   // The LIMIT of no effect is an InitPlan, whose value the planner cannot know: it then plans for the first tenth of
   // the rows, a walk of libraries_approved_created_places_idx in order, not a parallel read of a place's whole index
   // and a sort (which it preferred under has_photo: `city=London&has_photo=true` 0.9–1.6 s).
@@ -784,8 +795,7 @@ export function placeCountAndPageQuery(
   ofValue.and(`l.status = 'approved'`);
   ofValue.and(`l.${place.column} = v.${place.column}`);
   ofValue.and(`l.country = v.country`);
-  if (search.hasPhoto === true) ofValue.and(HAS_PHOTO);
-  if (search.hasPhoto === false) ofValue.and(`NOT ${HAS_PHOTO}`);
+  if (search.hasPhoto !== undefined) ofValue.and(placePhoto('l.id', search.hasPhoto));
   const columns = [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
   const limitParam = sql.param(limit);
   const offsetParam = sql.param(offset);
@@ -965,8 +975,7 @@ function drivenBy(
   own.and(`l.${driver.column} = v.${driver.column}`);
   own.and('l.country = v.country');
   own.and(placeMatches(other, 'l', own.param(likeEscape(text(other)))));
-  if (search.hasPhoto === true) own.and(HAS_PHOTO);
-  if (search.hasPhoto === false) own.and(`NOT ${HAS_PHOTO}`);
+  if (search.hasPhoto !== undefined) own.and(placePhoto('l.id', search.hasPhoto));
   return `(SELECT v.${driver.column}, v.country FROM ${driver.table} v ${values.whereClause()}) v
     CROSS JOIN LATERAL (${rows(own.whereClause())}) m`;
 }
