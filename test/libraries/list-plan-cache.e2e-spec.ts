@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import {
+  countAndPagePrepared,
   countAndPageQuery,
   pageQuery,
   worthPreparing,
@@ -35,6 +36,22 @@ const LISTS: [string, LibrarySearch][] = [
   ['nearest first', { near: { lat: 50, lng: 10 } }],
   ['a small circle', { near: { lat: 50, lng: 10, radiusMeters: 300 } }],
 ];
+/**
+ * One place filter (placeCountAndPageQuery, prepared too: countAndPagePrepared), run with the next text of its list
+ * at each execution: one and two characters (counted from library_place_grams), longer ones (the trigram index), with
+ * and without matches.
+ */
+const PLACE_LISTS: [string, LibrarySearch, string[]][] = [
+  ['city', {}, ['ber', 'wi', 'LYON', 'b', 'købe', 'nothing']],
+  ['city with country and has_photo', { country: 'DE', hasPhoto: true }, ['erl', 'n', 'ber']],
+  ['postal_code', {}, ['1', '12', '123', '05', '0042', '9']],
+  [
+    'postal_code with country and has_photo=false',
+    { country: 'AT', hasPhoto: false },
+    ['12', '1', '105', '7'],
+  ],
+];
+
 /**
  * A circle larger than a few of the grid's finest cells: its page alone keeps the generic plan, but its count and page
  * together (the coarse cover's cells as arrays, the radius in the unit-vector box) still get custom plans only, so
@@ -96,6 +113,27 @@ describe('prepared list statements keep their generic plan', () => {
       }
       expect(await genericPlans(client, 'list_anonymous')).toBeGreaterThan(0);
       expect(await genericPlans(client, 'list_reader')).toBeGreaterThan(0);
+    });
+  });
+
+  it.each(PLACE_LISTS)('%s: count and page', async (name, search, texts) => {
+    await withClient(db.url, async (client) => {
+      for (let i = 0; i < EXECUTIONS; i += 1) {
+        const text = texts[i % texts.length];
+        const place = name.startsWith('city') ? { city: text } : { postalCode: text };
+        const listed = varied({ ...search, ...place }, i);
+        expect(countAndPagePrepared(listed)).toBe(true);
+        const statement = countAndPageQuery(listed, i % 2 ? null : 1 + i, 10, (i % 3) * 10);
+        const prepared = await client.query({
+          name: `place_${i % 2 ? 'anonymous' : 'reader'}`,
+          text: statement.text,
+          values: statement.params,
+        });
+        const fresh = await client.query(statement.text, statement.params);
+        expect({ text, rows: prepared.rows }).toEqual({ text, rows: fresh.rows });
+      }
+      expect(await genericPlans(client, 'place_anonymous')).toBeGreaterThan(0);
+      expect(await genericPlans(client, 'place_reader')).toBeGreaterThan(0);
     });
   });
 
