@@ -7,6 +7,7 @@ import { ListCache, type ListCacheStats } from './list-cache.js';
 import {
   byIdsQuery,
   circleGridCountAndPageQuery,
+  countAndPagePrepared,
   countAndPageQuery,
   countQuery,
   countsFromAggregate,
@@ -107,7 +108,7 @@ export class ApprovedListRepository {
       let result = await this.reader.read<ListItemRow & { total: number | null }>(
         first.text,
         first.params,
-        worthPreparing(search),
+        countAndPagePrepared(search),
       );
       if (result[0].total === null) {
         // A circle with many libraries around it: counted from the map's grid, whose cells are computed only now,

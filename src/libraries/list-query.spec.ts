@@ -155,7 +155,7 @@ describe('list-query', () => {
       const { text } = countAndPageQuery(search, null, 20, 40);
       expect(text).toMatch(/LEFT JOIN LATERAL/);
       expect(text).toMatch(
-        /LIMIT least\(\$\d+::int, greatest\(t\.total - (\$\d+::int|\(SELECT \$\d+::int\)), 0\)\)/,
+        /LIMIT least\((\$\d+::int|\(SELECT \$\d+::int\)::int), greatest\(t\.total - (\$\d+::int|\(SELECT \$\d+::int\)(::int)?), 0\)\)/,
       );
     }
     // A circle the grid may count: nothing while the total is NULL (circleGridCountAndPageQuery reads the page).
@@ -191,7 +191,7 @@ describe('list-query', () => {
       expect(grid.text).toContain('bookcase_map_cell');
       expect(grid.text).not.toContain('CASE');
       expect(grid.text).toMatch(
-        /LIMIT least\(\$\d+::int, greatest\(t\.total - (\$\d+::int|\(SELECT \$\d+::int\)), 0\)\)/,
+        /LIMIT least\((\$\d+::int|\(SELECT \$\d+::int\)::int), greatest\(t\.total - (\$\d+::int|\(SELECT \$\d+::int\)(::int)?), 0\)\)/,
       );
       expect(arrays(grid).length).toBe(11);
     }

@@ -208,7 +208,15 @@ export function addListConditions(
   let rank: string | undefined;
   sql.and(`l.status = 'approved'`);
   let order = 'l.created_at DESC, l.id DESC';
-  if (search.country) sql.and(`l.country = ${sql.param(search.country.toUpperCase())}`);
+  if (search.country) {
+    // Prepared (worthPreparing), the country is a one-row subquery, as pagingValue's values are: custom plans that
+    // saw it chose the walk by the country's size (at 1M `country=DE&has_photo=false` walked the whole list's index,
+    // DK its own), costed the rest below the generic plan, and the statement was planned on every request.
+    const country = sql.param(search.country.toUpperCase());
+    sql.and(
+      `l.country = ${ordered && worthPreparing(search) ? `(SELECT ${country}::char(2))` : country}`,
+    );
+  }
   if (search.city) sql.and(placeMatches(PLACES.city, 'l', sql.param(likeEscape(search.city))));
   if (search.postalCode)
     sql.and(placeMatches(PLACES.postalCode, 'l', sql.param(likeEscape(search.postalCode))));
@@ -678,6 +686,21 @@ function placeMatches(place: Place, alias: string, escaped: string): string {
 }
 
 /**
+ * `has_photo` (HAS_PHOTO) of the approved library whose id is `id`, without its row: whether it lacks a primary photo
+ * is a probe of libraries_approved_without_photo_idx (migration 1767100000000), a community photo one of
+ * library_photos. The place scans read index entries that hold the places but not `photo_key`, so HAS_PHOTO cost a
+ * heap row per entry that passed the place (at 1M `has_photo=true&city=Køben&postal_code=80`: 10,843 heap pages for
+ * the count). A scalar subquery, not EXISTS: PostgreSQL never turns it into a join or a hashed subplan reading every
+ * library without a photo. Only for approved libraries (the partial index holds no other).
+ */
+function placePhoto(id: string, hasPhoto: boolean): string {
+  const primary = `(SELECT n.id FROM libraries n
+      WHERE n.id = ${id} AND n.status = 'approved' AND n.photo_key IS NULL) IS NULL`;
+  const community = `EXISTS (SELECT 1 FROM library_photos p WHERE p.library_id = ${id} AND p.status = 'approved')`;
+  return hasPhoto ? `(${primary} OR ${community})` : `(NOT ${primary} AND NOT ${community})`;
+}
+
+/**
  * The place filter whose count and page come from its aggregates: exactly one of `city` and `postal_code`, with
  * `country` and `has_photo` or alone. With text or proximity (or both places) the list counts libraries as before.
  */
@@ -686,6 +709,73 @@ export function placeFilter(search: LibrarySearch): { place: Place; text: string
   if (search.city) return { place: PLACES.city, text: search.city };
   if (search.postalCode) return { place: PLACES.postalCode, text: search.postalCode };
   return null;
+}
+
+/**
+ * Whether countAndPageQuery's statement is prepared: worthPreparing's lists, and one place filter
+ * (placeCountAndPageQuery: one plan for every text, its values one-row subqueries). Planning was about a third of
+ * a place filter's PostgreSQL time at 1M (0.5–1 ms of ~30 subqueries and both page plans, for 0.5–3 ms of execution).
+ * Its page alone (pageQuery, a page past the end) stays unprepared: a plain substring condition on `libraries`,
+ * whose best plan depends on the text.
+ */
+export function countAndPagePrepared(search: LibrarySearch): boolean {
+  return worthPreparing(search) || placeFilter(search) !== null;
+}
+
+/**
+ * A value of a place filter's statement; when the statement is `prepared`, a one-row subquery of `type`, as
+ * pagingValue's values are. A custom plan that saw the text folded `char_length(text) <= 2` to one of placeCount's
+ * two sums and estimated the patterns, so each cost about half the generic plan, which PostgreSQL then never chose
+ * (`city=Minn&has_photo=true`: 41k against 83k); hidden, custom and generic plans are one plan, which PostgreSQL
+ * keeps. The plan is the same for every text (the branches are one-time filters chosen when it runs).
+ */
+function placeValue(sql: Sql, value: unknown, type: string, prepared: boolean): string {
+  const param = sql.param(value);
+  return prepared ? `(SELECT ${param}::${type})` : param;
+}
+
+/**
+ * The rows of `place`'s table (`alias`, with `columns`) whose value contains the text (`escaped`), in `country` if
+ * not null: for placeCount's sums of three characters or more. Prepared, the text is hidden from the plan
+ * (placeValue), and with `country` PostgreSQL read every value of the country from the country index whatever the
+ * text (`country=DE&postal_code=601`: ~70,000 entries for 116 values); OFFSET 0 keeps the country out of the trigram
+ * index's scan.
+ */
+function matching(
+  place: Place,
+  alias: string,
+  escaped: string,
+  country: string | null,
+  prepared: boolean,
+  column: string,
+): string {
+  const matches = placeMatches(place, alias, escaped);
+  if (!prepared || !country)
+    return `${place.table} ${alias}
+              WHERE ${matches}${country ? ` AND ${alias}.country = ${country}` : ''}`;
+  return `(SELECT ${alias}.${column}, ${alias}.country FROM ${place.table} ${alias} WHERE ${matches} OFFSET 0) ${alias}
+              WHERE ${alias}.country = ${country}`;
+}
+
+/**
+ * The matching values (and countries) of a place filter's page by value (placeCountAndPageQuery, prepared: the text
+ * is hidden from the plan). With `country` the text's length chooses at run time (one-time filters): one or two
+ * characters, which no trigram narrows, read the country's values (library_*_counts_country_idx, migration
+ * 1766100000001), a longer text the trigram index; each scan behind OFFSET 0 so the other condition cannot draw it
+ * to the other index.
+ */
+function valuesOf(place: Place, escaped: string, country: string | null, folded: string): string {
+  const column = `v.${place.column}`;
+  const matches = placeMatches(place, 'v', escaped);
+  if (!country)
+    return `SELECT ${column}, v.country FROM ${place.table} v WHERE ${matches} AND v.approved > 0`;
+  return `SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country FROM ${place.table} v
+        WHERE char_length(${folded}) <= 2 AND v.country = ${country} AND v.approved > 0 OFFSET 0) v
+      WHERE ${matches}
+    UNION ALL
+    SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country, v.approved FROM ${place.table} v
+        WHERE char_length(${folded}) > 2 AND ${matches} OFFSET 0) v
+      WHERE v.country = ${country} AND v.approved > 0`;
 }
 
 /**
@@ -698,10 +788,13 @@ function placeCount(
   sql: Sql,
   search: LibrarySearch,
   { place, text }: { place: Place; text: string },
+  prepared = false,
 ): string {
-  const raw = sql.param(text);
-  const escaped = sql.param(likeEscape(text));
-  const country = search.country ? sql.param(search.country.toUpperCase()) : null;
+  const raw = placeValue(sql, text, 'text', prepared);
+  const escaped = placeValue(sql, likeEscape(text), 'text', prepared);
+  const country = search.country
+    ? placeValue(sql, search.country.toUpperCase(), 'char(2)', prepared)
+    : null;
   const inCountry = country ? ` AND c.country = ${country}` : '';
   const folded = place.lower ? `lower(${raw})` : raw;
   return photoAwareCount(
@@ -709,8 +802,7 @@ function placeCount(
     (column) => `(CASE WHEN char_length(${folded}) <= 2
         THEN (SELECT coalesce(sum(c.${column}), 0) FROM library_place_grams c
               WHERE c.gram = '${place.column}:' || ${folded}${inCountry})
-        ELSE (SELECT coalesce(sum(c.${column}), 0) FROM ${place.table} c
-              WHERE ${placeMatches(place, 'c', escaped)}${inCountry}) END)`,
+        ELSE (SELECT coalesce(sum(c.${column}), 0) FROM ${matching(place, 'c', escaped, country, prepared, column)}) END)`,
     ` AND ${placeMatches(place, 'l', escaped)}${country ? ` AND l.country = ${country}` : ''}`,
   );
 }
@@ -749,38 +841,37 @@ export function placeCountAndPageQuery(
 ): Statement {
   const { place } = filter;
   const sql = new Sql();
-  const total = aggregateCount(sql, search);
+  // Prepared (countAndPagePrepared): every value is a one-row subquery (placeValue).
+  const value = (v: unknown, type: string) => placeValue(sql, v, type, true);
+  const total = placeCount(sql, search, filter, true);
   // The walk filters the newest approved libraries as an index gives them (OFFSET 0 keeps the order below the
   // filters): with the filters beside it, PostgreSQL estimated a few matches and read them all through the trigram
   // and country indexes and sorted them (`city=Oslo&country=NO`, 11,180 matches: 350–880 ms cold).
   const walking = new Sql(sql.params);
-  walking.and(placeMatches(place, 'w', walking.param(likeEscape(filter.text))));
-  if (search.country) walking.and(`w.country = ${walking.param(search.country.toUpperCase())}`);
-  // has_photo needs the row (photo_key is not in the index): a scalar subquery per entry that passed the place,
-  // which PostgreSQL never turns into a join of every row (with photo_key in the walk it sorted every row).
-  if (search.hasPhoto !== undefined)
-    walking.and(
-      `(SELECT ${HAS_PHOTO.replace(/\bl\./g, 'h.')} FROM libraries h WHERE h.id = w.id) = ${search.hasPhoto}`,
-    );
+  walking.and(placeMatches(place, 'w', value(likeEscape(filter.text), 'text')));
+  if (search.country) walking.and(`w.country = ${value(search.country.toUpperCase(), 'char(2)')}`);
+  // has_photo from probes (placePhoto) per entry that passed the place, never from the row.
+  if (search.hasPhoto !== undefined) walking.and(placePhoto('w.id', search.hasPhoto));
   // The LIMIT of no effect is an InitPlan, whose value the planner cannot know: it then plans for the first tenth of
   // the rows, a walk of libraries_approved_created_places_idx in order, not a parallel read of a place's whole index
   // and a sort (which it preferred under has_photo: `city=London&has_photo=true` 0.9–1.6 s).
   const walked = `(SELECT l.id, l.created_at, l.country, l.${place.column} FROM libraries l
       WHERE l.status = 'approved' ORDER BY l.created_at DESC, l.id DESC
       LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
-  const escaped = sql.param(likeEscape(filter.text));
-  const country = search.country
-    ? ` AND v.country = ${sql.param(search.country.toUpperCase())}`
-    : '';
+  const escaped = value(likeEscape(filter.text), 'text');
+  const country = search.country ? value(search.country.toUpperCase(), 'char(2)') : null;
+  // The text's length chooses how valuesOf reads a country's values (a parameter only then: PostgreSQL refuses one it
+  // never sees).
+  const raw = country ? value(filter.text, 'text') : '';
+  const folded = place.lower ? `lower(${raw})` : raw;
   const ofValue = new Sql(sql.params);
   ofValue.and(`l.status = 'approved'`);
   ofValue.and(`l.${place.column} = v.${place.column}`);
   ofValue.and(`l.country = v.country`);
-  if (search.hasPhoto === true) ofValue.and(HAS_PHOTO);
-  if (search.hasPhoto === false) ofValue.and(`NOT ${HAS_PHOTO}`);
+  if (search.hasPhoto !== undefined) ofValue.and(placePhoto('l.id', search.hasPhoto));
   const columns = [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
-  const limitParam = sql.param(limit);
-  const offsetParam = sql.param(offset);
+  const limitParam = value(limit, 'int');
+  const offsetParam = value(offset, 'int');
   const wanted = `least(${limitParam}::int, greatest(t.total - ${offsetParam}::int, 0))`;
   const approved = '(SELECT sum(approved) FROM library_country_counts)';
   // What reading the newest of each value costs, about: each value gives up to `offset + limit` rows, so the total
@@ -804,8 +895,7 @@ export function placeCountAndPageQuery(
           ORDER BY w.created_at DESC, w.id DESC LIMIT ${wanted} OFFSET ${offsetParam})
          UNION ALL
          (SELECT m.id, m.created_at
-          FROM (SELECT v.${place.column}, v.country FROM ${place.table} v
-                WHERE ${placeMatches(place, 'v', escaped)} AND v.approved > 0${country}) v
+          FROM (${valuesOf(place, escaped, country, folded)}) v
           CROSS JOIN LATERAL (SELECT l.id, l.created_at FROM libraries l ${ofValue.whereClause()}
             ORDER BY l.created_at DESC, l.id DESC LIMIT ${offsetParam}::int + ${wanted}) m
           WHERE NOT ${dense}
@@ -957,8 +1047,7 @@ function drivenBy(
   own.and(`l.${driver.column} = v.${driver.column}`);
   own.and('l.country = v.country');
   own.and(placeMatches(other, 'l', own.param(likeEscape(text(other)))));
-  if (search.hasPhoto === true) own.and(HAS_PHOTO);
-  if (search.hasPhoto === false) own.and(`NOT ${HAS_PHOTO}`);
+  if (search.hasPhoto !== undefined) own.and(placePhoto('l.id', search.hasPhoto));
   return `(SELECT v.${driver.column}, v.country FROM ${driver.table} v ${values.whereClause()}) v
     CROSS JOIN LATERAL (${rows(own.whereClause())}) m`;
 }

@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import {
+  countAndPagePrepared,
   countAndPageQuery,
   pageQuery,
   worthPreparing,
@@ -18,14 +19,39 @@ import { useTestSuite } from '../support/suite.js';
 
 const ROWS = 3000;
 const EXECUTIONS = 12;
+/**
+ * The countries a list with `country` is run with, one per execution: a third of the libraries each for the first
+ * three, a few for the last (inserted below), so a custom plan that saw the country would choose by its size, as at
+ * 1M (DE a third of the libraries, DK 1 %).
+ */
+const COUNTRIES = ['DE', 'DK', 'AT', 'DK', 'FR', 'DK'];
 
 const LISTS: [string, LibrarySearch][] = [
   ['the default list', {}],
   ['country', { country: 'DE' }],
   ['has_photo', { hasPhoto: true }],
+  ['has_photo=false', { hasPhoto: false }],
+  ['country and has_photo', { country: 'DE', hasPhoto: true }],
+  ['country and has_photo=false', { country: 'DE', hasPhoto: false }],
   ['nearest first', { near: { lat: 50, lng: 10 } }],
   ['a small circle', { near: { lat: 50, lng: 10, radiusMeters: 300 } }],
 ];
+/**
+ * One place filter (placeCountAndPageQuery, prepared too: countAndPagePrepared), run with the next text of its list
+ * at each execution: one and two characters (counted from library_place_grams), longer ones (the trigram index), with
+ * and without matches.
+ */
+const PLACE_LISTS: [string, LibrarySearch, string[]][] = [
+  ['city', {}, ['ber', 'wi', 'LYON', 'b', 'købe', 'nothing']],
+  ['city with country and has_photo', { country: 'DE', hasPhoto: true }, ['erl', 'n', 'ber']],
+  ['postal_code', {}, ['1', '12', '123', '05', '0042', '9']],
+  [
+    'postal_code with country and has_photo=false',
+    { country: 'AT', hasPhoto: false },
+    ['12', '1', '105', '7'],
+  ],
+];
+
 /**
  * A circle larger than a few of the grid's finest cells: its page alone keeps the generic plan, but its count and page
  * together (the coarse cover's cells as arrays, the radius in the unit-vector box) still get custom plans only, so
@@ -44,7 +70,22 @@ describe('prepared list statements keep their generic plan', () => {
       span: 4,
       pendingEvery: 10,
     });
+    await withClient(db.url, async (client) => {
+      await client.query(
+        `INSERT INTO libraries (slug, name, description, address, city, country, postal_code, location, status,
+                                photo_key, created_at)
+         SELECT 'cache-dk-' || i, 'Reol ' || i, '', '', 'København', 'DK', '1050',
+                ST_SetSRID(ST_MakePoint(12.5 + i * 0.001, 55.6), 4326)::geography, 'approved',
+                CASE WHEN i % 5 > 0 THEN 'photos/dk-' || i || '.jpg' END, timestamptz '2024-01-01' + i * interval '1 hour'
+         FROM generate_series(1, 40) AS i`,
+      );
+      await client.query('VACUUM ANALYZE libraries');
+    });
   });
+
+  /** The search of execution `i`: a list with `country` takes the next country of COUNTRIES. */
+  const varied = (search: LibrarySearch, i: number): LibrarySearch =>
+    search.country ? { ...search, country: COUNTRIES[i % COUNTRIES.length] } : search;
 
   async function genericPlans(client: pg.Client, name: string): Promise<number> {
     const { rows } = await client.query<{ generic_plans: string }>(
@@ -60,7 +101,7 @@ describe('prepared list statements keep their generic plan', () => {
       for (let i = 0; i < EXECUTIONS; i += 1) {
         const offset = (i % 3) * 20;
         const userId = i % 2 ? null : 1 + i;
-        const statement = countAndPageQuery(search, userId, 20, offset);
+        const statement = countAndPageQuery(varied(search, i), userId, 20, offset);
         const name = `list_${userId === null ? 'anonymous' : 'reader'}`;
         const prepared = await client.query({
           name,
@@ -75,12 +116,33 @@ describe('prepared list statements keep their generic plan', () => {
     });
   });
 
+  it.each(PLACE_LISTS)('%s: count and page', async (name, search, texts) => {
+    await withClient(db.url, async (client) => {
+      for (let i = 0; i < EXECUTIONS; i += 1) {
+        const text = texts[i % texts.length];
+        const place = name.startsWith('city') ? { city: text } : { postalCode: text };
+        const listed = varied({ ...search, ...place }, i);
+        expect(countAndPagePrepared(listed)).toBe(true);
+        const statement = countAndPageQuery(listed, i % 2 ? null : 1 + i, 10, (i % 3) * 10);
+        const prepared = await client.query({
+          name: `place_${i % 2 ? 'anonymous' : 'reader'}`,
+          text: statement.text,
+          values: statement.params,
+        });
+        const fresh = await client.query(statement.text, statement.params);
+        expect({ text, rows: prepared.rows }).toEqual({ text, rows: fresh.rows });
+      }
+      expect(await genericPlans(client, 'place_anonymous')).toBeGreaterThan(0);
+      expect(await genericPlans(client, 'place_reader')).toBeGreaterThan(0);
+    });
+  });
+
   it.each([...LISTS, ['a larger circle', LARGER_CIRCLE] as const])(
     '%s: page alone (after a memoised count)',
     async (_name, search) => {
       await withClient(db.url, async (client) => {
         for (let i = 0; i < EXECUTIONS; i += 1) {
-          const statement = pageQuery(search, null, 20, (i % 3) * 20);
+          const statement = pageQuery(varied(search, i), null, 20, (i % 3) * 20);
           const prepared = await client.query({
             name: 'page',
             text: statement.text,

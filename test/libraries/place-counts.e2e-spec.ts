@@ -96,6 +96,17 @@ describe('place counts', () => {
       { postalCode: '10', hasPhoto: true },
       `l.postal_code LIKE '%10%' AND ${HAS_PHOTO}`,
     ],
+    // With `country`: a text of three characters or more reads the trigram index, a shorter one the country's values.
+    [
+      'postal_code=011&country=ch',
+      { postalCode: '011', country: 'ch' },
+      `l.postal_code LIKE '%011%' AND l.country = 'CH'`,
+    ],
+    [
+      'postal_code=10&has_photo=true&country=DE',
+      { postalCode: '10', hasPhoto: true, country: 'DE' },
+      `l.postal_code LIKE '%10%' AND ${HAS_PHOTO} AND l.country = 'DE'`,
+    ],
     [
       'city=er&has_photo=false&country=DE',
       { city: 'er', hasPhoto: false, country: 'DE' },

@@ -75,9 +75,17 @@ describe('query plans of the library list', () => {
         `UPDATE libraries SET name = 'Zauberschrank ' || id, address = 'Quokkaweg ' || id
          WHERE slug IN ('plan-11', 'plan-1234', 'plan-4321')`,
       );
+      // A primary photo for a quarter (has_photo below).
+      await client.query(
+        `UPDATE libraries SET photo_key = 'photos/' || id || '.jpg' WHERE slug LIKE 'plan-%' AND id % 4 = 0`,
+      );
       // VACUUM also merges the GIN indexes' pending lists, as autovacuum does on a live table; until then the
       // planner prices a GIN scan of freshly inserted rows as a full read of the pending list.
       await client.query('VACUUM ANALYZE libraries');
+      // The photos' updates of the place counts, vacuumed too (their dead rows drew plans to other indexes).
+      await client.query(
+        'VACUUM ANALYZE library_city_counts, library_postal_code_counts, library_place_grams',
+      );
     });
   });
 
@@ -197,6 +205,44 @@ describe('query plans of the library list', () => {
     );
     expect(await ran({ city: 'ber' })).toContain('libraries_approved_city_created_idx');
     expect(await ran({ city: 'ber' })).not.toContain('libraries_approved_created_places_idx');
+  });
+
+  it('a place filter with has_photo reads no library row for the photo: libraries_approved_without_photo_idx tells it', async () => {
+    // The nodes that read rows of `libraries` (not index-only).
+    const rowReads = (nodes: PlanNode[]) =>
+      nodes
+        .filter(
+          (node) =>
+            node['Relation Name'] === 'libraries' && node['Node Type'] !== 'Index Only Scan',
+        )
+        .map((node) => `${node['Node Type']} ${node['Index Name'] ?? ''}`.trim());
+    for (const search of [
+      { postalCode: '1', hasPhoto: true },
+      { city: 'ber', hasPhoto: false, country: 'DE' },
+      { city: 'ber', postalCode: '12', hasPhoto: true },
+      { city: 'wi', postalCode: '1', hasPhoto: false },
+    ] as LibrarySearch[]) {
+      const filter = placeFilter(search);
+      // One place: both page plans (the walk newest first, the newest of each value); both places have one.
+      for (const entries of filter ? [0, 1e9] : [null]) {
+        const statement =
+          filter && entries !== null
+            ? placeCountAndPageQuery(search, filter, null, 20, 0, { entries, upToTotal: false })
+            : countAndPageQuery(search, null, 20, 0);
+        const nodes = executed(await analyze(statement));
+        expect({ search, entries, probed: indexesOf({ 'Node Type': '', Plans: nodes }) }).toEqual({
+          search,
+          entries,
+          probed: expect.arrayContaining(['libraries_approved_without_photo_idx']),
+        });
+        // One node reads rows: the page's own (by primary key, or at this size a scan joined to the page).
+        expect({ search, entries, rows: rowReads(nodes).length }).toEqual({
+          search,
+          entries,
+          rows: 1,
+        });
+      }
+    }
   });
 
   it('proximity with a radius where no box applies (near a pole) still uses libraries_location_idx', async () => {
