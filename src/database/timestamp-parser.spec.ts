@@ -25,12 +25,14 @@ function postgresText(epochMs: number, micros: number): string {
 describe('parseTimestamptz', () => {
   it('gives the Date pg gives for the UTC form, every fraction length', () => {
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 5000; i++) {
       const epochMs = Math.floor(random() * 4e12) - 1e12; // 1938–2096
       const micros = Math.floor(random() * 1e6);
       const digits = 1 + (i % 6);
-      sameValue(postgresText(epochMs, Math.floor(micros / 10 ** (6 - digits)) * 10 ** (6 - digits)));
+      sameValue(
+        postgresText(epochMs, Math.floor(micros / 10 ** (6 - digits)) * 10 ** (6 - digits)),
+      );
     }
   });
 
@@ -42,7 +44,19 @@ describe('parseTimestamptz', () => {
   });
 
   it('reads fractions of 1 to 6 digits to the millisecond, truncated as pg does', () => {
-    for (const fraction of ['57', '29', '58', '07', '001', '999', '9999', '99999', '999999', '5', '1'])
+    for (const fraction of [
+      '57',
+      '29',
+      '58',
+      '07',
+      '001',
+      '999',
+      '9999',
+      '99999',
+      '999999',
+      '5',
+      '1',
+    ])
       sameValue(`2026-11-25 06:28:41.${fraction}+00`);
     expect((parseTimestamptz('2026-11-25 06:28:41.999999+00') as Date).toISOString()).toBe(
       '2026-11-25T06:28:41.999Z',
