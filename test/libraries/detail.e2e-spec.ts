@@ -172,6 +172,23 @@ describe('GET /libraries/{slug}', () => {
     expect(res.body.created_at).toMatch(ISO_MS);
   });
 
+  it('gives created_at to the millisecond, truncated, whatever precision PostgreSQL keeps', async () => {
+    const times: [string, string][] = [
+      ['2026-03-04 05:06:07.089999+00', '2026-03-04T05:06:07.089Z'],
+      ['2026-03-04 05:06:07.5+00', '2026-03-04T05:06:07.500Z'],
+      ['2026-03-04 05:06:07+00', '2026-03-04T05:06:07.000Z'],
+      ['2026-03-04 05:06:07.123456+05:30', '2026-03-03T23:36:07.123Z'],
+      ['0999-12-31 23:59:59.999+00', '0999-12-31T23:59:59.999Z'],
+    ];
+    for (const [index, [stored, expected]] of times.entries()) {
+      const library = await insertLibrary(db.url, { slug: `precise-${index}` });
+      await withClient(db.url, (client) =>
+        client.query('UPDATE libraries SET created_at = $1 WHERE id = $2', [stored, library.id]),
+      );
+      expect((await detail(library.slug).expect(200)).body.created_at).toBe(expected);
+    }
+  });
+
   it('sets is_favourited for the caller who favourited it, privately', async () => {
     const mine = await detail('approved-one', other.access).expect(200);
     expect(mine.body.is_favourited).toBe(true);

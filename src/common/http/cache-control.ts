@@ -6,7 +6,7 @@ import {
   type ExecutionContext,
   type NestInterceptor,
 } from '@nestjs/common';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { map, type Observable } from 'rxjs';
@@ -34,7 +34,7 @@ export const SharedCache = (seconds: number) =>
 
 /** A strong validator of a JSON text (the exact bytes sent). */
 export function textEtag(json: string): string {
-  return `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`;
+  return `"${hash('sha256', json, 'base64url').slice(0, 32)}"`;
 }
 
 /** A strong validator of a JSON body as Express will send it. */

@@ -1,0 +1,101 @@
+import pg from 'pg';
+import { FAST_TIMESTAMP_TYPES, parseTimestamptz } from './timestamp-parser.js';
+
+/** pg's own parser (postgres-date), which parseTimestamptz must agree with on every input. */
+const pgParse = pg.types.getTypeParser(1184, 'text') as (text: string) => unknown;
+
+function sameValue(text: string): void {
+  const expected = pgParse(text);
+  const actual = parseTimestamptz(text);
+  if (expected instanceof Date) {
+    expect(actual).toBeInstanceOf(Date);
+    expect([text, (actual as Date).getTime()]).toEqual([text, expected.getTime()]);
+  } else {
+    expect([text, actual]).toEqual([text, expected]);
+  }
+}
+
+/** PostgreSQL's text form of a timestamptz in a UTC session: trailing zeros of the fraction dropped. */
+function postgresText(epochMs: number, micros: number): string {
+  const base = new Date(epochMs).toISOString().slice(0, 19).replace('T', ' ');
+  const fraction = String(micros).padStart(6, '0').replace(/0+$/, '');
+  return `${base}${fraction ? `.${fraction}` : ''}+00`;
+}
+
+describe('parseTimestamptz', () => {
+  it('gives the Date pg gives for the UTC form, every fraction length', () => {
+    let seed = 42;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let i = 0; i < 5000; i++) {
+      const epochMs = Math.floor(random() * 4e12) - 1e12; // 1938–2096
+      const micros = Math.floor(random() * 1e6);
+      const digits = 1 + (i % 6);
+      sameValue(
+        postgresText(epochMs, Math.floor(micros / 10 ** (6 - digits)) * 10 ** (6 - digits)),
+      );
+    }
+  });
+
+  it('reads a whole second', () => {
+    sameValue('2026-11-25 06:28:41+00');
+    expect((parseTimestamptz('2026-11-25 06:28:41+00') as Date).toISOString()).toBe(
+      '2026-11-25T06:28:41.000Z',
+    );
+  });
+
+  it('reads fractions of 1 to 6 digits to the millisecond, truncated as pg does', () => {
+    for (const fraction of [
+      '57',
+      '29',
+      '58',
+      '07',
+      '001',
+      '999',
+      '9999',
+      '99999',
+      '999999',
+      '5',
+      '1',
+    ])
+      sameValue(`2026-11-25 06:28:41.${fraction}+00`);
+    expect((parseTimestamptz('2026-11-25 06:28:41.999999+00') as Date).toISOString()).toBe(
+      '2026-11-25T06:28:41.999Z',
+    );
+  });
+
+  it('leaves every other form to pg, with the same result', () => {
+    for (const text of [
+      '2026-11-25 06:28:41.123+01',
+      '2026-11-25 06:28:41.123-03',
+      '2026-11-25 06:28:41+05:30',
+      '2026-11-25 06:28:41.5-09:30:15',
+      '1900-01-01 00:00:00+00:09:21',
+      '0099-06-01 12:00:00+00',
+      '0999-06-01 12:00:00.25+00',
+      '0001-01-01 00:00:00+00 BC',
+      '12026-01-01 00:00:00+00',
+      'infinity',
+      '-infinity',
+      '2026-11-25',
+      '2026-11-25 06:28:41.+00',
+      '2026-11-25 06:28:4x+00',
+      '2026-1x-25 06:28:41+00',
+    ]) {
+      sameValue(text);
+    }
+  });
+});
+
+describe('FAST_TIMESTAMP_TYPES', () => {
+  it('parses timestamptz text with parseTimestamptz and every other type as pg does', () => {
+    expect(FAST_TIMESTAMP_TYPES.getTypeParser(1184, 'text')).toBe(parseTimestamptz);
+    expect(FAST_TIMESTAMP_TYPES.getTypeParser(1184)).toBe(parseTimestamptz);
+    for (const oid of [16, 20, 23, 25, 114, 701, 1082, 1114, 1185, 3802])
+      expect(FAST_TIMESTAMP_TYPES.getTypeParser(oid, 'text')).toBe(
+        pg.types.getTypeParser(oid, 'text'),
+      );
+    expect(FAST_TIMESTAMP_TYPES.getTypeParser(1184, 'binary')).toBe(
+      pg.types.getTypeParser(1184, 'binary'),
+    );
+  });
+});
