@@ -81,7 +81,7 @@ function sphereDistance(lat1: number, lng1: number, lat2: number, lng2: number):
 type Place = 'inside' | 'outside' | 'edge';
 
 /**
- * The spherical distances from the circle's centre to the corners of grid cells, and each row's cell diagonal, with
+ * The spherical distances from the circle's centre to the corners of grid cells (and to a cell's nearest point), with
  * the trigonometry of each corner latitude and longitude computed once: a corner is shared by four cells and a row's
  * latitude by all of its cells. The arithmetic is sphereDistance's, term for term, so the results are the same.
  */
@@ -91,7 +91,6 @@ class CornerDistances {
   private readonly rows = new Map<number, [number, number]>();
   /** Per corner column: sin²(Δλ/2). */
   private readonly columns = new Map<number, number>();
-  private readonly diagonals = new Map<number, number>();
 
   constructor(
     private readonly lat: number,
@@ -120,20 +119,27 @@ class CornerDistances {
     return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
   }
 
-  /** The diagonal of the cells of row `cy` (the same for every cell of a row and level). */
-  diagonal(level: number, cy: number): number {
-    const key = cy * 32 + level;
-    let diagonal = this.diagonals.get(key);
-    if (diagonal === undefined) {
-      diagonal = sphereDistance(
-        cellNorth(cy, level),
-        cellWest(0, level),
-        cellNorth(cy + 1, level),
-        cellWest(1, level),
-      );
-      this.diagonals.set(key, diagonal);
+  /**
+   * The distance from the centre to the nearest point of cell (x, y) of `level` (a latitude/longitude rectangle).
+   * Along a parallel the distance grows with the longitude difference, so the nearest point lies on the centre's
+   * meridian when the cell spans it (then straight north or south: R · Δφ), else on the nearer of the cell's two
+   * meridians. Along a meridian at longitude difference Δλ the distance falls towards the latitude
+   * φ* = atan2(sin φ₀, cos φ₀ · cos Δλ) (the foot of the perpendicular great circle) and rises away from it, so the
+   * nearest point is φ* clamped to the cell's latitudes.
+   */
+  nearest(level: number, x: number, y: number): number {
+    const west = cellWest(x, level);
+    const east = cellWest(x + 1, level);
+    const north = cellNorth(y, level);
+    const south = cellNorth(y + 1, level);
+    if (this.lng >= west && this.lng <= east) {
+      const latitude = Math.min(Math.max(this.lat, south), north);
+      return EARTH_RADIUS_M * Math.abs(latitude - this.lat) * RADIANS;
     }
-    return diagonal;
+    const meridian = this.lng < west ? west : east;
+    const dLng = (meridian - this.lng) * RADIANS;
+    const foot = Math.atan2(Math.sin(this.lat * RADIANS), this.cosLat * Math.cos(dLng)) / RADIANS;
+    return sphereDistance(this.lat, this.lng, Math.min(Math.max(foot, south), north), meridian);
   }
 }
 
@@ -141,9 +147,9 @@ class CornerDistances {
  * Where a cell lies against the circle. Of a small latitude/longitude rectangle, the point farthest from any given
  * point is a corner (the distance grows with the longitude difference along a parallel, and along a meridian has no
  * maximum within a few degrees), so a cell is inside when its farthest corner is, with the spheroid's bound. It is
- * outside when even its nearest corner, less the cell's diagonal (no point of the cell is farther than that from
- * any corner), is beyond the radius. Anything else is edge: tested library by library, so never wrong. This runs
- * for a few thousand cells per dense circle: the corners' distances come from CornerDistances.
+ * outside when its nearest point (CornerDistances.nearest) is beyond the radius, with the spheroid's bound. Anything
+ * else is edge: tested library by library, so never wrong. This runs for a few thousand cells per dense circle: the
+ * corners' distances come from CornerDistances.
  */
 function place(
   corners: CornerDistances,
@@ -157,8 +163,7 @@ function place(
   const c = corners.corner(level, cx, cy + 1);
   const d = corners.corner(level, cx + 1, cy + 1);
   if (Math.max(a, b, c, d) * LONGEST + SLACK_M <= radius) return 'inside';
-  if ((Math.min(a, b, c, d) - corners.diagonal(level, cy)) * SHORTEST > radius + SLACK_M)
-    return 'outside';
+  if (corners.nearest(level, cx, cy) * SHORTEST > radius + SLACK_M) return 'outside';
   return 'edge';
 }
 
