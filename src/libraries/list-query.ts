@@ -227,7 +227,8 @@ export function addListConditions(
     if (words) sql.and(`l.search_vector @@ ${prefixTsQuerySql(sql.param(words))}`);
   }
   if (search.near && (ordered || search.near.radiusMeters !== undefined)) {
-    const point = `ST_SetSRID(ST_MakePoint(${sql.param(search.near.lng)}, ${sql.param(search.near.lat)}), 4326)::geography`;
+    const prepared = worthPreparing(search);
+    const point = nearPoint(sql, search.near, prepared);
     const { lat, lng, radiusMeters } = search.near;
     const box = radiusMeters === undefined || ordered ? null : nearBox(lat, lng, radiusMeters);
     if (box && radiusMeters !== undefined) {
@@ -235,10 +236,10 @@ export function addListConditions(
       // fetch per candidate). The box holds the whole circle (see nearBox) and only narrows the candidates;
       // _ST_DWithin is ST_DWithin's exact test without its pull towards libraries_location_idx, whose
       // candidates each cost a heap fetch. Same rows as the page's condition, at a third of the cost.
+      // Prepared, the box is a one-row subquery too (nearPoint).
       const corner = (x: number, y: number) => `point(${sql.param(x)}, ${sql.param(y)})`;
-      sql.and(
-        `${APPROVED_POINT} <@ box(${corner(box.minLng, box.minLat)}, ${corner(box.maxLng, box.maxLat)})`,
-      );
+      const around = `box(${corner(box.minLng, box.minLat)}, ${corner(box.maxLng, box.maxLat)})`;
+      sql.and(`${APPROVED_POINT} <@ ${prepared ? `(SELECT ${around})` : around}`);
       sql.and(withinRadius(sql, point, radiusMeters));
     } else if (radiusMeters !== undefined && ordered) {
       // The page: nearest first from libraries_approved_unit_vector_idx, each row tested as it comes. Every row the
@@ -262,10 +263,21 @@ export function addListConditions(
     // Prepared (worthPreparing), the point's vector is a one-row subquery, as pagingValue's values are: a custom plan
     // that saw the point as a constant looked cheaper than the generic plan, so it was planned on every request.
     const target = `bookcase_unit_vector(${point})`;
-    order = `bookcase_unit_vector(l.location) <<->> ${worthPreparing(search) ? `(SELECT ${target})` : target}`;
+    order = `bookcase_unit_vector(l.location) <<->> ${prepared ? `(SELECT ${target})` : target}`;
     rank = undefined;
   }
   return { order, rank };
+}
+
+/**
+ * The centre of a proximity list as a geography. Prepared (worthPreparing), it is a one-row subquery, as pagingValue's
+ * values are: a custom plan that saw the point (or the box or cells around it) as constants estimated fewer rows than
+ * the generic plan, so a circle's count and page were planned on every request; and in a generic plan a bare
+ * expression of parameters is computed again for every row a count reads, an InitPlan once.
+ */
+function nearPoint(sql: Sql, near: { lat: number; lng: number }, prepared: boolean): string {
+  const point = `ST_SetSRID(ST_MakePoint(${sql.param(near.lng)}, ${sql.param(near.lat)}), 4326)::geography`;
+  return prepared ? `(SELECT ${point})` : point;
 }
 
 /** Mean Earth radius (m), the sphere of `<->` on geography and of bookcase_unit_vector. */
@@ -845,15 +857,24 @@ function cellFacets(sql: Sql, search: LibrarySearch): string {
 }
 
 /**
+ * An array of a circle's cell runs as a one-row subquery: a custom plan that saw the array's length (a handful of
+ * coarse cells, a hundred edge runs) estimated less than the generic plan (unnest's default of 100 rows), so the
+ * statements carrying cells were planned on every request (nearPoint).
+ */
+function runsArray(sql: Sql, values: number[], type: 'int' | 'float8'): string {
+  return `(SELECT ${sql.param(values)}::${type}[])`;
+}
+
+/**
  * The libraries of runs of grid cells, with the circle's facets, as a scalar expression. It loops over the runs with
  * an aggregate per run: a join would let the planner sort and merge on the cell expressions instead of one index
  * range per run (measured at 1M: 3 s instead of 10 ms).
  */
 function cellSum(sql: Sql, runs: CellRun[], facets: string): string {
-  const column = (pick: (row: CellRun) => number) => sql.param(runs.map(pick));
+  const column = (pick: (row: CellRun) => number) => runsArray(sql, runs.map(pick), 'int');
   return `(SELECT coalesce(sum(k.n), 0)
-      FROM unnest(${column((r) => r.level)}::int[], ${column((r) => r.cy)}::int[],
-                  ${column((r) => r.x0)}::int[], ${column((r) => r.x1)}::int[]) AS r(level, cy, x0, x1)
+      FROM unnest(${column((r) => r.level)}, ${column((r) => r.cy)},
+                  ${column((r) => r.x0)}, ${column((r) => r.x1)}) AS r(level, cy, x0, x1)
       CROSS JOIN LATERAL (SELECT sum(c.count) AS n FROM library_map_cells c
         WHERE c.level = r.level AND c.cy = r.cy AND c.cx BETWEEN r.x0 AND r.x1${facets}) k)`;
 }
@@ -892,11 +913,12 @@ function gridCircleCount(sql: Sql, search: LibrarySearch): string | null {
   const cells = circleCells(near.lat, near.lng, near.radiusMeters);
   if (!cells) return null;
   const { inside, edge } = cells;
-  const column = (pick: (row: EdgeRun) => number) => sql.param(edge.map(pick));
+  const column = (pick: (row: EdgeRun) => number, type: 'int' | 'float8') =>
+    runsArray(sql, edge.map(pick), type);
   const country = search.country ? sql.param(search.country.toUpperCase()) : null;
   const insideSum = cellSum(sql, inside, cellFacets(sql, search));
   const level = sql.param(cells.edgeLevel);
-  const point = `ST_SetSRID(ST_MakePoint(${sql.param(near.lng)}, ${sql.param(near.lat)}), 4326)::geography`;
+  const point = nearPoint(sql, near, true);
   const tested = new Sql(sql.params);
   tested.and(`l.status = 'approved'`);
   tested.and(`${APPROVED_POINT} <@ box(point(e.west, e.south), point(e.east, e.north))`);
@@ -908,10 +930,10 @@ function gridCircleCount(sql: Sql, search: LibrarySearch): string | null {
   if (country) tested.and(`l.country = ${country}`);
   if (search.hasPhoto === true) tested.and(HAS_PHOTO);
   if (search.hasPhoto === false) tested.and(`NOT ${HAS_PHOTO}`);
-  const edgeCount = `(SELECT coalesce(sum(m.n), 0) FROM unnest(${column((r) => r.cy)}::int[],
-        ${column((r) => r.x0)}::int[], ${column((r) => r.x1)}::int[],
-        ${column((r) => r.west)}::float8[], ${column((r) => r.east)}::float8[],
-        ${column((r) => r.south)}::float8[], ${column((r) => r.north)}::float8[])
+  const edgeCount = `(SELECT coalesce(sum(m.n), 0) FROM unnest(${column((r) => r.cy, 'int')},
+        ${column((r) => r.x0, 'int')}, ${column((r) => r.x1, 'int')},
+        ${column((r) => r.west, 'float8')}, ${column((r) => r.east, 'float8')},
+        ${column((r) => r.south, 'float8')}, ${column((r) => r.north, 'float8')})
         AS e(cy, x0, x1, west, east, south, north)
       CROSS JOIN LATERAL (SELECT count(*) AS n FROM libraries l ${tested.whereClause()}) m)`;
   return `(${insideSum} + ${edgeCount})::int`;
