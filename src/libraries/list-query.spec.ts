@@ -189,6 +189,8 @@ describe('list-query', () => {
       expectConsistent(grid);
       expect(grid.params.slice(-2)).toEqual([20, 0]);
       expect(grid.text).toContain('bookcase_map_cell');
+      // The cell functions only for libraries within a hair of a run's border (k.core).
+      expect(grid.text).toMatch(/<@ k\.core\s+OR \(bookcase_map_cell\(/);
       expect(grid.text).not.toContain('CASE');
       expect(grid.text).toMatch(
         /LIMIT least\(\$\d+::int, greatest\(t\.total - (\$\d+::int|\(SELECT \$\d+::int\)), 0\)\)/,

@@ -922,10 +922,14 @@ function gridCircleCount(sql: Sql, search: LibrarySearch): string | null {
   const tested = new Sql(sql.params);
   tested.and(`l.status = 'approved'`);
   tested.and(`${APPROVED_POINT} <@ box(point(e.west, e.south), point(e.east, e.north))`);
-  tested.and(`bookcase_map_cell(bookcase_map_y(ST_Y(l.location::geometry)), ${level}::int) = e.cy`);
-  tested.and(
-    `bookcase_map_cell(bookcase_map_x(ST_X(l.location::geometry)), ${level}::int) BETWEEN e.x0 AND e.x1`,
-  );
+  // A library strictly inside the run's cells by a hair (`k.core`, 1e-9° in from their borders) lies in them
+  // whatever the rounding of the grid's cell functions, which are computed only for the others: the few within a
+  // hair of a border, where they decide which cell a library on it belongs to. The functions cost ~0.6 µs per library
+  // (two casts of the location, a logarithm and a tangent; 4.5 of 10.8 ms of backend CPU for a 50 km circle's 7,414
+  // edge libraries), the box 0.05.
+  tested.and(`(${APPROVED_POINT} <@ k.core
+    OR (bookcase_map_cell(bookcase_map_y(ST_Y(l.location::geometry)), ${level}::int) = e.cy
+      AND bookcase_map_cell(bookcase_map_x(ST_X(l.location::geometry)), ${level}::int) BETWEEN e.x0 AND e.x1))`);
   tested.and(withinRadius(tested, point, near.radiusMeters));
   if (country) tested.and(`l.country = ${country}`);
   if (search.hasPhoto === true) tested.and(HAS_PHOTO);
@@ -935,6 +939,8 @@ function gridCircleCount(sql: Sql, search: LibrarySearch): string | null {
         ${column((r) => r.west, 'float8')}, ${column((r) => r.east, 'float8')},
         ${column((r) => r.south, 'float8')}, ${column((r) => r.north, 'float8')})
         AS e(cy, x0, x1, west, east, south, north)
+      CROSS JOIN LATERAL (SELECT box(point(e.west + 2e-9, e.south + 2e-9),
+                                     point(e.east - 2e-9, e.north - 2e-9)) AS core OFFSET 0) k
       CROSS JOIN LATERAL (SELECT count(*) AS n FROM libraries l ${tested.whereClause()}) m)`;
   return `(${insideSum} + ${edgeCount})::int`;
 }
