@@ -828,14 +828,18 @@ export function placeCountAndPageQuery(
 }
 
 /**
- * From this many libraries around a circle on (an upper bound from coarse cells: 1.4–7 times the circle's own at 1M),
- * its count reads the grid. Counted one by one, a match costs about 1 µs of backend CPU (index-only, the sphere's
- * test first: withinRadius); the grid costs 3–10 ms whatever the density, and its cells a second statement and
- * 0.3–1 ms of Node. Measured at 1M on 11 circles of 1–50 km (backend CPU per count, plain / grid): bounds below
- * 15,000 (752–6,784 matches) 1.7–6.7 / 3.3–10 ms, from 18,903 (14,379–28,045 matches) 10–15 / 6.7–8.3 ms, and
- * 20,207 (9,729) 15 / 15. It was 3,000 while the spheroid tested every match (~1.7 µs each).
+ * From this many libraries around a circle on (an upper bound from coarse cells: 1–7 times the circle's own at 1M),
+ * its count reads the grid. Counted one by one, a match costs about 0.45 µs of backend CPU (index-only, the sphere's
+ * test first: withinRadius); the grid's cost grows with the circle's edge, not its matches (the edge's libraries
+ * tested, ~0.55 µs each, and a cell range per run), and its cells cost a second statement and 0.3–1 ms of Node.
+ * Measured at 1M on the 54 circles with 300 matches or more of 500 proximity-random requests (backend CPU per
+ * count, plain / grid; session 8): bounds below 5,000 1.2–1.6 / 1.4–1.7 ms; 5,300–7,300 1.6–2.9 / 1.6–2.1;
+ * 9,100–9,600 3.7–4.3 / 2.1–2.7; 11,000–15,000 (4,000–11,600 matches) 4.2–7.6 / 1.1–3.2; from 17,500 3.3–19.8 /
+ * 1.3–6.6. With Node's cells added, a threshold of 7,000–9,000 cost least over those circles (15,000: 23 % more).
+ * It was 15,000 while the grid tested cells wholly outside the circle and ran the cell functions for every edge
+ * library, and 3,000 while the spheroid tested every match.
  */
-export const GRID_COUNT_FROM = 15_000;
+export const GRID_COUNT_FROM = 8_000;
 
 /**
  * The coarse cells around a proximity circle the grid can count (with `country`, `has_photo` or neither), or null
