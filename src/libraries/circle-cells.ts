@@ -58,7 +58,9 @@ export interface CircleCells {
   cover: CellRun[];
 }
 
-const across = (level: number) => 2 ** (level + 2);
+/** Cells across the world per level (a table: `2 ** n` with a variable exponent was a tenth of circleCells). */
+const ACROSS = Array.from({ length: 32 }, (_, level) => 2 ** (level + 2));
+const across = (level: number) => ACROSS[level];
 const cellWest = (cx: number, level: number) => (cx / across(level)) * 360 - 180;
 const cellNorth = (cy: number, level: number) =>
   Math.atan(Math.sinh(Math.PI * (1 - (2 * cy) / across(level)))) / RADIANS;
@@ -91,6 +93,9 @@ class CornerDistances {
   private readonly rows = new Map<number, [number, number]>();
   /** Per corner column: sin²(Δλ/2). */
   private readonly columns = new Map<number, number>();
+  /** Per corner row and column: the latitude and longitude (for `nearest`). */
+  private readonly latitudes = new Map<number, number>();
+  private readonly longitudes = new Map<number, number>();
 
   constructor(
     private readonly lat: number,
@@ -101,19 +106,20 @@ class CornerDistances {
 
   /** The distance from the centre to the corner at the north-west of cell (x, y) of `level`. */
   corner(level: number, x: number, y: number): number {
-    const key = (v: number) => v * 32 + level;
-    let row = this.rows.get(key(y));
+    const rowKey = y * 32 + level;
+    let row = this.rows.get(rowKey);
     if (row === undefined) {
-      const latitude = cellNorth(y, level);
+      const latitude = this.latitude(level, y);
       const dLat = (latitude - this.lat) * RADIANS;
       row = [Math.sin(dLat / 2) ** 2, this.cosLat * Math.cos(latitude * RADIANS)];
-      this.rows.set(key(y), row);
+      this.rows.set(rowKey, row);
     }
-    let column = this.columns.get(key(x));
+    const columnKey = x * 32 + level;
+    let column = this.columns.get(columnKey);
     if (column === undefined) {
-      const dLng = (cellWest(x, level) - this.lng) * RADIANS;
+      const dLng = (this.longitude(level, x) - this.lng) * RADIANS;
       column = Math.sin(dLng / 2) ** 2;
-      this.columns.set(key(x), column);
+      this.columns.set(columnKey, column);
     }
     const h = row[0] + row[1] * column;
     return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
@@ -128,10 +134,10 @@ class CornerDistances {
    * nearest point is φ* clamped to the cell's latitudes.
    */
   nearest(level: number, x: number, y: number): number {
-    const west = cellWest(x, level);
-    const east = cellWest(x + 1, level);
-    const north = cellNorth(y, level);
-    const south = cellNorth(y + 1, level);
+    const west = this.longitude(level, x);
+    const east = this.longitude(level, x + 1);
+    const north = this.latitude(level, y);
+    const south = this.latitude(level, y + 1);
     if (this.lng >= west && this.lng <= east) {
       const latitude = Math.min(Math.max(this.lat, south), north);
       return EARTH_RADIUS_M * Math.abs(latitude - this.lat) * RADIANS;
@@ -140,6 +146,22 @@ class CornerDistances {
     const dLng = (meridian - this.lng) * RADIANS;
     const foot = Math.atan2(Math.sin(this.lat * RADIANS), this.cosLat * Math.cos(dLng)) / RADIANS;
     return sphereDistance(this.lat, this.lng, Math.min(Math.max(foot, south), north), meridian);
+  }
+
+  /** cellNorth, computed once per row. */
+  latitude(level: number, y: number): number {
+    const key = y * 32 + level;
+    let latitude = this.latitudes.get(key);
+    if (latitude === undefined) this.latitudes.set(key, (latitude = cellNorth(y, level)));
+    return latitude;
+  }
+
+  /** cellWest, computed once per column. */
+  longitude(level: number, x: number): number {
+    const key = x * 32 + level;
+    let longitude = this.longitudes.get(key);
+    if (longitude === undefined) this.longitudes.set(key, (longitude = cellWest(x, level)));
+    return longitude;
   }
 }
 
@@ -236,23 +258,25 @@ export function circleCells(lat: number, lng: number, radiusMeters: number): Cir
       if (where === 'inside') inside.push({ level, cx, cy });
       else if (where === 'edge' && level === edgeLevel) edge.push({ level, cx, cy });
       else if (where === 'edge')
-        for (const [dx, dy] of [
-          [0, 0],
-          [1, 0],
-          [0, 1],
-          [1, 1],
-        ])
-          next.push({ cx: cx * 2 + dx, cy: cy * 2 + dy });
+        next.push(
+          { cx: cx * 2, cy: cy * 2 },
+          { cx: cx * 2 + 1, cy: cy * 2 },
+          { cx: cx * 2, cy: cy * 2 + 1 },
+          { cx: cx * 2 + 1, cy: cy * 2 + 1 },
+        );
     }
     pending = next;
   }
   // A hair wider than the cells (the exact cell test follows in SQL), as bookcase_map_cells_recount does.
-  const edgeRuns = runs(edge).map((run) => ({
-    ...run,
-    west: cellWest(run.x0, edgeLevel) - 1e-9,
-    east: cellWest(run.x1 + 1, edgeLevel) + 1e-9,
-    north: cellNorth(run.cy, edgeLevel) + 1e-9,
-    south: cellNorth(run.cy + 1, edgeLevel) - 1e-9,
+  const edgeRuns = runs(edge).map(({ level, cy, x0, x1 }) => ({
+    level,
+    cy,
+    x0,
+    x1,
+    west: corners.longitude(edgeLevel, x0) - 1e-9,
+    east: corners.longitude(edgeLevel, x1 + 1) + 1e-9,
+    north: corners.latitude(edgeLevel, cy) + 1e-9,
+    south: corners.latitude(edgeLevel, cy + 1) - 1e-9,
   }));
   return { inside: runs(inside), edge: edgeRuns, edgeLevel, cover };
 }
