@@ -201,6 +201,20 @@ describe('list-query', () => {
       );
       expect(arrays(grid).length).toBe(11);
     }
+    // Nor the filters: with a country custom plans estimated its share, and were chosen on every request at 1M.
+    const filtered = {
+      near: { lat: 52.52, lng: 13.4, radiusMeters: 5000 },
+      country: 'de',
+      hasPhoto: false,
+    };
+    for (const statement of [
+      countAndPageQuery(filtered, null, 20, 0),
+      circleGridCountAndPageQuery(filtered, null, 20, 0)!,
+    ]) {
+      expect(statement.text).not.toMatch(/country = \$\d+(?!\d)(?!::char\(2\)\))/);
+      expect(statement.text).toMatch(/c\.country = \(SELECT \$\d+::char\(2\)\)/);
+      expect(statement.text).toMatch(/c\.has_photo = \(SELECT \$\d+::boolean\)/);
+    }
     const grid = (search: LibrarySearch) => circleGridCountAndPageQuery(search, null, 20, 0);
     expect(grid({ near: { lat: 52.52, lng: 13.4, radiusMeters: 200 } })).toBeNull();
     expect(grid({ near: { lat: 52.52, lng: 13.4 } })).toBeNull();

@@ -208,7 +208,15 @@ export function addListConditions(
   let rank: string | undefined;
   sql.and(`l.status = 'approved'`);
   let order = 'l.created_at DESC, l.id DESC';
-  if (search.country) sql.and(`l.country = ${sql.param(search.country.toUpperCase())}`);
+  if (search.country) {
+    // Prepared (worthPreparing), the country is a one-row subquery, as pagingValue's values are: custom plans that
+    // saw it chose the walk by the country's size (at 1M `country=DE&has_photo=false` walked the whole list's index,
+    // DK its own), costed the rest below the generic plan, and the statement was planned on every request.
+    const country = sql.param(search.country.toUpperCase());
+    sql.and(
+      `l.country = ${ordered && worthPreparing(search) ? `(SELECT ${country}::char(2))` : country}`,
+    );
+  }
   if (search.city) sql.and(placeMatches(PLACES.city, 'l', sql.param(likeEscape(search.city))));
   if (search.postalCode)
     sql.and(placeMatches(PLACES.postalCode, 'l', sql.param(likeEscape(search.postalCode))));
@@ -852,12 +860,26 @@ function gridCover(search: LibrarySearch): CircleCover | null {
   return circleCover(near.lat, near.lng, near.radiusMeters);
 }
 
-/** The circle's filters on library_map_cells' facets (`c`): the list's country and has_photo. */
+/**
+ * The circle's filters on library_map_cells' facets (`c`): the list's country and has_photo, as one-row subqueries
+ * (circleCountry).
+ */
 function cellFacets(sql: Sql, search: LibrarySearch): string {
   return [
-    search.country ? ` AND c.country = ${sql.param(search.country.toUpperCase())}` : '',
-    search.hasPhoto === undefined ? '' : ` AND c.has_photo = ${sql.param(search.hasPhoto)}`,
+    search.country ? ` AND c.country = ${circleCountry(sql, search.country)}` : '',
+    search.hasPhoto === undefined
+      ? ''
+      : ` AND c.has_photo = (SELECT ${sql.param(search.hasPhoto)}::boolean)`,
   ].join('');
+}
+
+/**
+ * A circle's country in its counts, as a one-row subquery: custom plans that saw it estimated the country's share of
+ * the grid's cells and of the box's libraries, and with a country a circle's statements were planned on every
+ * request at 1M (runsArray).
+ */
+function circleCountry(sql: Sql, country: string): string {
+  return `(SELECT ${sql.param(country.toUpperCase())}::char(2))`;
 }
 
 /**
@@ -898,7 +920,8 @@ function sparseCircleCount(
 ): string {
   const bound = cellSum(sql, cover.cover, cellFacets(sql, search));
   const plain = new Sql(sql.params);
-  addListConditions(plain, search, 'count');
+  addListConditions(plain, { ...search, country: undefined }, 'count');
+  if (search.country) plain.and(`l.country = ${circleCountry(plain, search.country)}`);
   return `(CASE WHEN ${bound} < ${gridFrom}
       THEN (SELECT count(*) FROM libraries l ${plain.whereClause()}) END)::int`;
 }
@@ -919,7 +942,7 @@ function gridCircleCount(sql: Sql, search: LibrarySearch): string | null {
   const { inside, edge } = cells;
   const column = (pick: (row: EdgeRun) => number, type: 'int' | 'float8') =>
     runsArray(sql, edge.map(pick), type);
-  const country = search.country ? sql.param(search.country.toUpperCase()) : null;
+  const country = search.country ? circleCountry(sql, search.country) : null;
   const insideSum = cellSum(sql, inside, cellFacets(sql, search));
   // A one-row subquery (runsArray): a custom plan folded the cell functions' power of the level into a constant.
   const level = `(SELECT ${sql.param(cells.edgeLevel)}::int)`;
