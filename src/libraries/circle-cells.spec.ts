@@ -1,5 +1,28 @@
 import { circleCells, FINEST_LEVEL, type CellRun } from './circle-cells.js';
 
+const RADIANS = Math.PI / 180;
+
+/** Great-circle distance (m) on the sphere of the mean radius, as circle-cells.ts measures. */
+function sphereDistance(lat1: number, lng1: number, lat2: number, lng2: number): number {
+  const h =
+    Math.sin(((lat2 - lat1) * RADIANS) / 2) ** 2 +
+    Math.cos(lat1 * RADIANS) *
+      Math.cos(lat2 * RADIANS) *
+      Math.sin(((lng2 - lng1) * RADIANS) / 2) ** 2;
+  return 2 * 6_371_008.8 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** Whether a point lies in one of the runs' cells (the grid's Web Mercator cells, bookcase_map_cell). */
+function inRuns(runs: CellRun[], lat: number, lng: number): boolean {
+  const x = (lng + 180) / 360;
+  const y = 0.5 - Math.log(Math.tan(Math.PI / 4 + (lat * RADIANS) / 2)) / (2 * Math.PI);
+  return runs.some(({ level, cy, x0, x1 }) => {
+    const across = 2 ** (level + 2);
+    const cx = Math.floor(x * across);
+    return Math.floor(y * across) === cy && cx >= x0 && cx <= x1;
+  });
+}
+
 /** The finest cells of a run set (inside runs of coarser levels expanded to their descendants). */
 function finestCells(runs: CellRun[]): Set<string> {
   const cells = new Set<string>();
@@ -50,4 +73,63 @@ describe('circleCells', () => {
       circleCells(52.52, 13.405, 50_000)!.edgeLevel,
     );
   });
+
+  it.each([
+    ['Berlin 5 km', 52.52, 13.405, 5000],
+    ['Paris 25 km', 48.85, 2.35, 25_000],
+    ['Madrid 2 km', 40.4, -3.7, 2000],
+    ['Sydney 50 km', -33.87, 151.21, 50_000],
+  ])(
+    '%s: every edge cell reaches into the band of the radius, and every point of the band is in an edge cell',
+    (_, lat, lng, r) => {
+      const { edge, inside } = circleCells(lat, lng, r)!;
+      // The spheroid's bounds (circle-cells.ts): within `near` of the centre on the sphere a point is inside the
+      // radius, beyond `far` outside; between the two it is tested library by library.
+      const near = (r - 1) / 1.005;
+      const far = (r + 1) / 0.994;
+      const steps = 12;
+      for (const run of edge) {
+        const width = (run.east - run.west) / (run.x1 - run.x0 + 1);
+        for (let i = 0; i <= run.x1 - run.x0; i++) {
+          let nearest = Infinity;
+          for (let a = 0; a <= steps; a++)
+            for (let b = 0; b <= steps; b++) {
+              const pLat = run.south + ((run.north - run.south) * a) / steps;
+              const pLng = run.west + width * (i + b / steps);
+              nearest = Math.min(nearest, sphereDistance(lat, lng, pLat, pLng));
+            }
+          // No cell wholly beyond the band is tested (its libraries would all be read for nothing); the sampling
+          // misses the nearest point by less than a step.
+          const step = sphereDistance(run.south, run.west, run.north, run.west + width) / steps;
+          expect(nearest).toBeLessThanOrEqual(far + step);
+        }
+      }
+      // Points on and around the band, at every bearing: in an edge cell or an inside cell, never left out.
+      for (let k = 0; k < 1440; k++) {
+        const bearing = (k / 4) * RADIANS;
+        for (const f of [0.99, 0.995, 1, 1.004, 1.008]) {
+          const d = (r * f) / 6_371_008.8;
+          const pLat = Math.asin(
+            Math.sin(lat * RADIANS) * Math.cos(d) +
+              Math.cos(lat * RADIANS) * Math.sin(d) * Math.cos(bearing),
+          );
+          const pLng =
+            lng * RADIANS +
+            Math.atan2(
+              Math.sin(bearing) * Math.sin(d) * Math.cos(lat * RADIANS),
+              Math.cos(d) - Math.sin(lat * RADIANS) * Math.sin(pLat),
+            );
+          const distance = sphereDistance(lat, lng, pLat / RADIANS, pLng / RADIANS);
+          if (distance > far) continue;
+          const counted = inRuns(edge, pLat / RADIANS, pLng / RADIANS);
+          const summed = inRuns(inside, pLat / RADIANS, pLng / RADIANS);
+          expect({ counted, summed, band: distance > near }).toEqual(
+            distance > near
+              ? { counted: true, summed: false, band: true }
+              : { counted: expect.any(Boolean), summed: !counted, band: false },
+          );
+        }
+      }
+    },
+  );
 });

@@ -58,7 +58,9 @@ export interface CircleCells {
   cover: CellRun[];
 }
 
-const across = (level: number) => 2 ** (level + 2);
+/** Cells across the world per level (a table: `2 ** n` with a variable exponent was a tenth of circleCells). */
+const ACROSS = Array.from({ length: 32 }, (_, level) => 2 ** (level + 2));
+const across = (level: number) => ACROSS[level];
 const cellWest = (cx: number, level: number) => (cx / across(level)) * 360 - 180;
 const cellNorth = (cy: number, level: number) =>
   Math.atan(Math.sinh(Math.PI * (1 - (2 * cy) / across(level)))) / RADIANS;
@@ -81,7 +83,7 @@ function sphereDistance(lat1: number, lng1: number, lat2: number, lng2: number):
 type Place = 'inside' | 'outside' | 'edge';
 
 /**
- * The spherical distances from the circle's centre to the corners of grid cells, and each row's cell diagonal, with
+ * The spherical distances from the circle's centre to the corners of grid cells (and to a cell's nearest point), with
  * the trigonometry of each corner latitude and longitude computed once: a corner is shared by four cells and a row's
  * latitude by all of its cells. The arithmetic is sphereDistance's, term for term, so the results are the same.
  */
@@ -91,7 +93,9 @@ class CornerDistances {
   private readonly rows = new Map<number, [number, number]>();
   /** Per corner column: sin²(Δλ/2). */
   private readonly columns = new Map<number, number>();
-  private readonly diagonals = new Map<number, number>();
+  /** Per corner row and column: the latitude and longitude (for `nearest`). */
+  private readonly latitudes = new Map<number, number>();
+  private readonly longitudes = new Map<number, number>();
 
   constructor(
     private readonly lat: number,
@@ -102,38 +106,62 @@ class CornerDistances {
 
   /** The distance from the centre to the corner at the north-west of cell (x, y) of `level`. */
   corner(level: number, x: number, y: number): number {
-    const key = (v: number) => v * 32 + level;
-    let row = this.rows.get(key(y));
+    const rowKey = y * 32 + level;
+    let row = this.rows.get(rowKey);
     if (row === undefined) {
-      const latitude = cellNorth(y, level);
+      const latitude = this.latitude(level, y);
       const dLat = (latitude - this.lat) * RADIANS;
       row = [Math.sin(dLat / 2) ** 2, this.cosLat * Math.cos(latitude * RADIANS)];
-      this.rows.set(key(y), row);
+      this.rows.set(rowKey, row);
     }
-    let column = this.columns.get(key(x));
+    const columnKey = x * 32 + level;
+    let column = this.columns.get(columnKey);
     if (column === undefined) {
-      const dLng = (cellWest(x, level) - this.lng) * RADIANS;
+      const dLng = (this.longitude(level, x) - this.lng) * RADIANS;
       column = Math.sin(dLng / 2) ** 2;
-      this.columns.set(key(x), column);
+      this.columns.set(columnKey, column);
     }
     const h = row[0] + row[1] * column;
     return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
   }
 
-  /** The diagonal of the cells of row `cy` (the same for every cell of a row and level). */
-  diagonal(level: number, cy: number): number {
-    const key = cy * 32 + level;
-    let diagonal = this.diagonals.get(key);
-    if (diagonal === undefined) {
-      diagonal = sphereDistance(
-        cellNorth(cy, level),
-        cellWest(0, level),
-        cellNorth(cy + 1, level),
-        cellWest(1, level),
-      );
-      this.diagonals.set(key, diagonal);
+  /**
+   * The distance from the centre to the nearest point of cell (x, y) of `level` (a latitude/longitude rectangle).
+   * Along a parallel the distance grows with the longitude difference, so the nearest point lies on the centre's
+   * meridian when the cell spans it (then straight north or south: R · Δφ), else on the nearer of the cell's two
+   * meridians. Along a meridian at longitude difference Δλ the distance falls towards the latitude
+   * φ* = atan2(sin φ₀, cos φ₀ · cos Δλ) (the foot of the perpendicular great circle) and rises away from it, so the
+   * nearest point is φ* clamped to the cell's latitudes.
+   */
+  nearest(level: number, x: number, y: number): number {
+    const west = this.longitude(level, x);
+    const east = this.longitude(level, x + 1);
+    const north = this.latitude(level, y);
+    const south = this.latitude(level, y + 1);
+    if (this.lng >= west && this.lng <= east) {
+      const latitude = Math.min(Math.max(this.lat, south), north);
+      return EARTH_RADIUS_M * Math.abs(latitude - this.lat) * RADIANS;
     }
-    return diagonal;
+    const meridian = this.lng < west ? west : east;
+    const dLng = (meridian - this.lng) * RADIANS;
+    const foot = Math.atan2(Math.sin(this.lat * RADIANS), this.cosLat * Math.cos(dLng)) / RADIANS;
+    return sphereDistance(this.lat, this.lng, Math.min(Math.max(foot, south), north), meridian);
+  }
+
+  /** cellNorth, computed once per row. */
+  latitude(level: number, y: number): number {
+    const key = y * 32 + level;
+    let latitude = this.latitudes.get(key);
+    if (latitude === undefined) this.latitudes.set(key, (latitude = cellNorth(y, level)));
+    return latitude;
+  }
+
+  /** cellWest, computed once per column. */
+  longitude(level: number, x: number): number {
+    const key = x * 32 + level;
+    let longitude = this.longitudes.get(key);
+    if (longitude === undefined) this.longitudes.set(key, (longitude = cellWest(x, level)));
+    return longitude;
   }
 }
 
@@ -141,9 +169,9 @@ class CornerDistances {
  * Where a cell lies against the circle. Of a small latitude/longitude rectangle, the point farthest from any given
  * point is a corner (the distance grows with the longitude difference along a parallel, and along a meridian has no
  * maximum within a few degrees), so a cell is inside when its farthest corner is, with the spheroid's bound. It is
- * outside when even its nearest corner, less the cell's diagonal (no point of the cell is farther than that from
- * any corner), is beyond the radius. Anything else is edge: tested library by library, so never wrong. This runs
- * for a few thousand cells per dense circle: the corners' distances come from CornerDistances.
+ * outside when its nearest point (CornerDistances.nearest) is beyond the radius, with the spheroid's bound. Anything
+ * else is edge: tested library by library, so never wrong. This runs for a few thousand cells per dense circle: the
+ * corners' distances come from CornerDistances.
  */
 function place(
   corners: CornerDistances,
@@ -157,8 +185,7 @@ function place(
   const c = corners.corner(level, cx, cy + 1);
   const d = corners.corner(level, cx + 1, cy + 1);
   if (Math.max(a, b, c, d) * LONGEST + SLACK_M <= radius) return 'inside';
-  if ((Math.min(a, b, c, d) - corners.diagonal(level, cy)) * SHORTEST > radius + SLACK_M)
-    return 'outside';
+  if (corners.nearest(level, cx, cy) * SHORTEST > radius + SLACK_M) return 'outside';
   return 'edge';
 }
 
@@ -231,23 +258,25 @@ export function circleCells(lat: number, lng: number, radiusMeters: number): Cir
       if (where === 'inside') inside.push({ level, cx, cy });
       else if (where === 'edge' && level === edgeLevel) edge.push({ level, cx, cy });
       else if (where === 'edge')
-        for (const [dx, dy] of [
-          [0, 0],
-          [1, 0],
-          [0, 1],
-          [1, 1],
-        ])
-          next.push({ cx: cx * 2 + dx, cy: cy * 2 + dy });
+        next.push(
+          { cx: cx * 2, cy: cy * 2 },
+          { cx: cx * 2 + 1, cy: cy * 2 },
+          { cx: cx * 2, cy: cy * 2 + 1 },
+          { cx: cx * 2 + 1, cy: cy * 2 + 1 },
+        );
     }
     pending = next;
   }
   // A hair wider than the cells (the exact cell test follows in SQL), as bookcase_map_cells_recount does.
-  const edgeRuns = runs(edge).map((run) => ({
-    ...run,
-    west: cellWest(run.x0, edgeLevel) - 1e-9,
-    east: cellWest(run.x1 + 1, edgeLevel) + 1e-9,
-    north: cellNorth(run.cy, edgeLevel) + 1e-9,
-    south: cellNorth(run.cy + 1, edgeLevel) - 1e-9,
+  const edgeRuns = runs(edge).map(({ level, cy, x0, x1 }) => ({
+    level,
+    cy,
+    x0,
+    x1,
+    west: corners.longitude(edgeLevel, x0) - 1e-9,
+    east: corners.longitude(edgeLevel, x1 + 1) + 1e-9,
+    north: corners.latitude(edgeLevel, cy) + 1e-9,
+    south: corners.latitude(edgeLevel, cy + 1) - 1e-9,
   }));
   return { inside: runs(inside), edge: edgeRuns, edgeLevel, cover };
 }

@@ -189,11 +189,31 @@ describe('list-query', () => {
       expectConsistent(grid);
       expect(grid.params.slice(-2)).toEqual([20, 0]);
       expect(grid.text).toContain('bookcase_map_cell');
+      // No value a custom plan could fold into a constant (it then looked cheaper than the generic plan, and the
+      // statement was planned on every request at 1M): the level is a one-row subquery, as are the arrays.
+      expect(grid.text).toMatch(/bookcase_map_cell\([^)]*\)\), \(SELECT \$\d+::int\)::int\)/);
+      expect(grid.text).not.toMatch(/unnest\(\$/);
+      // The cell functions only for libraries within a hair of a run's border (k.core).
+      expect(grid.text).toMatch(/<@ k\.core\s+OR \(bookcase_map_cell\(/);
       expect(grid.text).not.toContain('CASE');
       expect(grid.text).toMatch(
         /LIMIT least\((\$\d+::int|\(SELECT \$\d+::int\)::int), greatest\(t\.total - (\$\d+::int|\(SELECT \$\d+::int\)(::int)?), 0\)\)/,
       );
       expect(arrays(grid).length).toBe(11);
+    }
+    // Nor the filters: with a country custom plans estimated its share, and were chosen on every request at 1M.
+    const filtered = {
+      near: { lat: 52.52, lng: 13.4, radiusMeters: 5000 },
+      country: 'de',
+      hasPhoto: false,
+    };
+    for (const statement of [
+      countAndPageQuery(filtered, null, 20, 0),
+      circleGridCountAndPageQuery(filtered, null, 20, 0)!,
+    ]) {
+      expect(statement.text).not.toMatch(/country = \$\d+(?!\d)(?!::char\(2\)\))/);
+      expect(statement.text).toMatch(/c\.country = \(SELECT \$\d+::char\(2\)\)/);
+      expect(statement.text).toMatch(/c\.has_photo = \(SELECT \$\d+::boolean\)/);
     }
     const grid = (search: LibrarySearch) => circleGridCountAndPageQuery(search, null, 20, 0);
     expect(grid({ near: { lat: 52.52, lng: 13.4, radiusMeters: 200 } })).toBeNull();

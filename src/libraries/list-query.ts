@@ -235,7 +235,8 @@ export function addListConditions(
     if (words) sql.and(`l.search_vector @@ ${prefixTsQuerySql(sql.param(words))}`);
   }
   if (search.near && (ordered || search.near.radiusMeters !== undefined)) {
-    const point = `ST_SetSRID(ST_MakePoint(${sql.param(search.near.lng)}, ${sql.param(search.near.lat)}), 4326)::geography`;
+    const prepared = worthPreparing(search);
+    const point = nearPoint(sql, search.near, prepared);
     const { lat, lng, radiusMeters } = search.near;
     const box = radiusMeters === undefined || ordered ? null : nearBox(lat, lng, radiusMeters);
     if (box && radiusMeters !== undefined) {
@@ -243,10 +244,10 @@ export function addListConditions(
       // fetch per candidate). The box holds the whole circle (see nearBox) and only narrows the candidates;
       // _ST_DWithin is ST_DWithin's exact test without its pull towards libraries_location_idx, whose
       // candidates each cost a heap fetch. Same rows as the page's condition, at a third of the cost.
+      // Prepared, the box is a one-row subquery too (nearPoint).
       const corner = (x: number, y: number) => `point(${sql.param(x)}, ${sql.param(y)})`;
-      sql.and(
-        `${APPROVED_POINT} <@ box(${corner(box.minLng, box.minLat)}, ${corner(box.maxLng, box.maxLat)})`,
-      );
+      const around = `box(${corner(box.minLng, box.minLat)}, ${corner(box.maxLng, box.maxLat)})`;
+      sql.and(`${APPROVED_POINT} <@ ${prepared ? `(SELECT ${around})` : around}`);
       sql.and(withinRadius(sql, point, radiusMeters));
     } else if (radiusMeters !== undefined && ordered) {
       // The page: nearest first from libraries_approved_unit_vector_idx, each row tested as it comes. Every row the
@@ -270,10 +271,21 @@ export function addListConditions(
     // Prepared (worthPreparing), the point's vector is a one-row subquery, as pagingValue's values are: a custom plan
     // that saw the point as a constant looked cheaper than the generic plan, so it was planned on every request.
     const target = `bookcase_unit_vector(${point})`;
-    order = `bookcase_unit_vector(l.location) <<->> ${worthPreparing(search) ? `(SELECT ${target})` : target}`;
+    order = `bookcase_unit_vector(l.location) <<->> ${prepared ? `(SELECT ${target})` : target}`;
     rank = undefined;
   }
   return { order, rank };
+}
+
+/**
+ * The centre of a proximity list as a geography. Prepared (worthPreparing), it is a one-row subquery, as pagingValue's
+ * values are: a custom plan that saw the point (or the box or cells around it) as constants estimated fewer rows than
+ * the generic plan, so a circle's count and page were planned on every request; and in a generic plan a bare
+ * expression of parameters is computed again for every row a count reads, an InitPlan once.
+ */
+function nearPoint(sql: Sql, near: { lat: number; lng: number }, prepared: boolean): string {
+  const point = `ST_SetSRID(ST_MakePoint(${sql.param(near.lng)}, ${sql.param(near.lat)}), 4326)::geography`;
+  return prepared ? `(SELECT ${point})` : point;
 }
 
 /** Mean Earth radius (m), the sphere of `<->` on geography and of bookcase_unit_vector. */
@@ -906,14 +918,18 @@ export function placeCountAndPageQuery(
 }
 
 /**
- * From this many libraries around a circle on (an upper bound from coarse cells: 1.4–7 times the circle's own at 1M),
- * its count reads the grid. Counted one by one, a match costs about 1 µs of backend CPU (index-only, the sphere's
- * test first: withinRadius); the grid costs 3–10 ms whatever the density, and its cells a second statement and
- * 0.3–1 ms of Node. Measured at 1M on 11 circles of 1–50 km (backend CPU per count, plain / grid): bounds below
- * 15,000 (752–6,784 matches) 1.7–6.7 / 3.3–10 ms, from 18,903 (14,379–28,045 matches) 10–15 / 6.7–8.3 ms, and
- * 20,207 (9,729) 15 / 15. It was 3,000 while the spheroid tested every match (~1.7 µs each).
+ * From this many libraries around a circle on (an upper bound from coarse cells: 1–7 times the circle's own at 1M),
+ * its count reads the grid. Counted one by one, a match costs about 0.45 µs of backend CPU (index-only, the sphere's
+ * test first: withinRadius); the grid's cost grows with the circle's edge, not its matches (the edge's libraries
+ * tested, ~0.55 µs each, and a cell range per run), and its cells cost a second statement and 0.3–1 ms of Node.
+ * Measured at 1M on the 54 circles with 300 matches or more of 500 proximity-random requests (backend CPU per
+ * count, plain / grid; session 8): bounds below 5,000 1.2–1.6 / 1.4–1.7 ms; 5,300–7,300 1.6–2.9 / 1.6–2.1;
+ * 9,100–9,600 3.7–4.3 / 2.1–2.7; 11,000–15,000 (4,000–11,600 matches) 4.2–7.6 / 1.1–3.2; from 17,500 3.3–19.8 /
+ * 1.3–6.6. With Node's cells added, a threshold of 7,000–9,000 cost least over those circles (15,000: 23 % more).
+ * It was 15,000 while the grid tested cells wholly outside the circle and ran the cell functions for every edge
+ * library, and 3,000 while the spheroid tested every match.
  */
-export const GRID_COUNT_FROM = 15_000;
+export const GRID_COUNT_FROM = 8_000;
 
 /**
  * The coarse cells around a proximity circle the grid can count (with `country`, `has_photo` or neither), or null
@@ -926,12 +942,35 @@ function gridCover(search: LibrarySearch): CircleCover | null {
   return circleCover(near.lat, near.lng, near.radiusMeters);
 }
 
-/** The circle's filters on library_map_cells' facets (`c`): the list's country and has_photo. */
+/**
+ * The circle's filters on library_map_cells' facets (`c`): the list's country and has_photo, as one-row subqueries
+ * (circleCountry).
+ */
 function cellFacets(sql: Sql, search: LibrarySearch): string {
   return [
-    search.country ? ` AND c.country = ${sql.param(search.country.toUpperCase())}` : '',
-    search.hasPhoto === undefined ? '' : ` AND c.has_photo = ${sql.param(search.hasPhoto)}`,
+    search.country ? ` AND c.country = ${circleCountry(sql, search.country)}` : '',
+    search.hasPhoto === undefined
+      ? ''
+      : ` AND c.has_photo = (SELECT ${sql.param(search.hasPhoto)}::boolean)`,
   ].join('');
+}
+
+/**
+ * A circle's country in its counts, as a one-row subquery: custom plans that saw it estimated the country's share of
+ * the grid's cells and of the box's libraries, and with a country a circle's statements were planned on every
+ * request at 1M (runsArray).
+ */
+function circleCountry(sql: Sql, country: string): string {
+  return `(SELECT ${sql.param(country.toUpperCase())}::char(2))`;
+}
+
+/**
+ * An array of a circle's cell runs as a one-row subquery: a custom plan that saw the array's length (a handful of
+ * coarse cells, a hundred edge runs) estimated less than the generic plan (unnest's default of 100 rows), so the
+ * statements carrying cells were planned on every request (nearPoint).
+ */
+function runsArray(sql: Sql, values: number[], type: 'int' | 'float8'): string {
+  return `(SELECT ${sql.param(values)}::${type}[])`;
 }
 
 /**
@@ -940,10 +979,10 @@ function cellFacets(sql: Sql, search: LibrarySearch): string {
  * range per run (measured at 1M: 3 s instead of 10 ms).
  */
 function cellSum(sql: Sql, runs: CellRun[], facets: string): string {
-  const column = (pick: (row: CellRun) => number) => sql.param(runs.map(pick));
+  const column = (pick: (row: CellRun) => number) => runsArray(sql, runs.map(pick), 'int');
   return `(SELECT coalesce(sum(k.n), 0)
-      FROM unnest(${column((r) => r.level)}::int[], ${column((r) => r.cy)}::int[],
-                  ${column((r) => r.x0)}::int[], ${column((r) => r.x1)}::int[]) AS r(level, cy, x0, x1)
+      FROM unnest(${column((r) => r.level)}, ${column((r) => r.cy)},
+                  ${column((r) => r.x0)}, ${column((r) => r.x1)}) AS r(level, cy, x0, x1)
       CROSS JOIN LATERAL (SELECT sum(c.count) AS n FROM library_map_cells c
         WHERE c.level = r.level AND c.cy = r.cy AND c.cx BETWEEN r.x0 AND r.x1${facets}) k)`;
 }
@@ -963,7 +1002,8 @@ function sparseCircleCount(
 ): string {
   const bound = cellSum(sql, cover.cover, cellFacets(sql, search));
   const plain = new Sql(sql.params);
-  addListConditions(plain, search, 'count');
+  addListConditions(plain, { ...search, country: undefined }, 'count');
+  if (search.country) plain.and(`l.country = ${circleCountry(plain, search.country)}`);
   return `(CASE WHEN ${bound} < ${gridFrom}
       THEN (SELECT count(*) FROM libraries l ${plain.whereClause()}) END)::int`;
 }
@@ -982,27 +1022,35 @@ function gridCircleCount(sql: Sql, search: LibrarySearch): string | null {
   const cells = circleCells(near.lat, near.lng, near.radiusMeters);
   if (!cells) return null;
   const { inside, edge } = cells;
-  const column = (pick: (row: EdgeRun) => number) => sql.param(edge.map(pick));
-  const country = search.country ? sql.param(search.country.toUpperCase()) : null;
+  const column = (pick: (row: EdgeRun) => number, type: 'int' | 'float8') =>
+    runsArray(sql, edge.map(pick), type);
+  const country = search.country ? circleCountry(sql, search.country) : null;
   const insideSum = cellSum(sql, inside, cellFacets(sql, search));
-  const level = sql.param(cells.edgeLevel);
-  const point = `ST_SetSRID(ST_MakePoint(${sql.param(near.lng)}, ${sql.param(near.lat)}), 4326)::geography`;
+  // A one-row subquery (runsArray): a custom plan folded the cell functions' power of the level into a constant.
+  const level = `(SELECT ${sql.param(cells.edgeLevel)}::int)`;
+  const point = nearPoint(sql, near, true);
   const tested = new Sql(sql.params);
   tested.and(`l.status = 'approved'`);
   tested.and(`${APPROVED_POINT} <@ box(point(e.west, e.south), point(e.east, e.north))`);
-  tested.and(`bookcase_map_cell(bookcase_map_y(ST_Y(l.location::geometry)), ${level}::int) = e.cy`);
-  tested.and(
-    `bookcase_map_cell(bookcase_map_x(ST_X(l.location::geometry)), ${level}::int) BETWEEN e.x0 AND e.x1`,
-  );
+  // A library strictly inside the run's cells by a hair (`k.core`, 1e-9° in from their borders) lies in them
+  // whatever the rounding of the grid's cell functions, which are computed only for the others: the few within a
+  // hair of a border, where they decide which cell a library on it belongs to. The functions cost ~0.6 µs per library
+  // (two casts of the location, a logarithm and a tangent; 4.5 of 10.8 ms of backend CPU for a 50 km circle's 7,414
+  // edge libraries), the box 0.05.
+  tested.and(`(${APPROVED_POINT} <@ k.core
+    OR (bookcase_map_cell(bookcase_map_y(ST_Y(l.location::geometry)), ${level}::int) = e.cy
+      AND bookcase_map_cell(bookcase_map_x(ST_X(l.location::geometry)), ${level}::int) BETWEEN e.x0 AND e.x1))`);
   tested.and(withinRadius(tested, point, near.radiusMeters));
   if (country) tested.and(`l.country = ${country}`);
   if (search.hasPhoto === true) tested.and(HAS_PHOTO);
   if (search.hasPhoto === false) tested.and(`NOT ${HAS_PHOTO}`);
-  const edgeCount = `(SELECT coalesce(sum(m.n), 0) FROM unnest(${column((r) => r.cy)}::int[],
-        ${column((r) => r.x0)}::int[], ${column((r) => r.x1)}::int[],
-        ${column((r) => r.west)}::float8[], ${column((r) => r.east)}::float8[],
-        ${column((r) => r.south)}::float8[], ${column((r) => r.north)}::float8[])
+  const edgeCount = `(SELECT coalesce(sum(m.n), 0) FROM unnest(${column((r) => r.cy, 'int')},
+        ${column((r) => r.x0, 'int')}, ${column((r) => r.x1, 'int')},
+        ${column((r) => r.west, 'float8')}, ${column((r) => r.east, 'float8')},
+        ${column((r) => r.south, 'float8')}, ${column((r) => r.north, 'float8')})
         AS e(cy, x0, x1, west, east, south, north)
+      CROSS JOIN LATERAL (SELECT box(point(e.west + 2e-9, e.south + 2e-9),
+                                     point(e.east - 2e-9, e.north - 2e-9)) AS core OFFSET 0) k
       CROSS JOIN LATERAL (SELECT count(*) AS n FROM libraries l ${tested.whereClause()}) m)`;
   return `(${insideSum} + ${edgeCount})::int`;
 }

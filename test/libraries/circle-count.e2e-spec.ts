@@ -6,7 +6,7 @@
  * in their coarse cells through the grid (a second statement), the others library by library: both occur here.
  */
 import request from 'supertest';
-import { circleCover } from '../../src/libraries/circle-cells.js';
+import { circleCells, circleCover } from '../../src/libraries/circle-cells.js';
 import {
   circleCountQuery,
   GRID_COUNT_FROM,
@@ -143,6 +143,37 @@ describe('circle count from the map grid', () => {
       `INSERT INTO library_photos (library_id, photo_key, thumbnail_key, status)
        SELECT id, 'cp.jpg', 'cp_t.jpg', 'approved' FROM libraries
        WHERE slug LIKE 'circle-6%' AND photo_key IS NULL AND status = 'approved'`,
+    );
+    await expectExact();
+  });
+
+  it('counts libraries on the borders of the edge cells once', async () => {
+    // On a border (and a hair either side) of each edge run of three circles: the grid's cell functions decide
+    // there whether a library is counted with its run or summed with the neighbouring cell (the run's core box
+    // answers only for libraries well inside it).
+    const points: [number, number][] = [];
+    for (const circle of CIRCLES.slice(0, 3)) {
+      const { edge } = circleCells(circle.lat, circle.lng, circle.radiusKm * 1000)!;
+      for (const run of edge) {
+        const [west, east, south, north] = [
+          run.west + 1e-9,
+          run.east - 1e-9,
+          run.south + 1e-9,
+          run.north - 1e-9,
+        ];
+        const [midLng, midLat] = [(west + east) / 2, (south + north) / 2];
+        for (const hair of [0, 1e-11, -1e-11]) {
+          points.push([west + hair, midLat], [east + hair, midLat]);
+          points.push([midLng, north + hair], [midLng, south + hair], [west + hair, north + hair]);
+        }
+      }
+    }
+    await sql(
+      `INSERT INTO libraries (slug, name, address, city, country, location, status)
+       SELECT 'border-' || i, 'Border ' || i, 'Street 1', 'Berlin', 'DE',
+              ST_SetSRID(ST_MakePoint(p.lng, p.lat), 4326)::geography, 'approved'
+       FROM unnest($1::float8[], $2::float8[]) WITH ORDINALITY AS p(lng, lat, i)`,
+      [points.map(([lng]) => lng), points.map(([, lat]) => lat)],
     );
     await expectExact();
   });

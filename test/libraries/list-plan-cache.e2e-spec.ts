@@ -8,6 +8,7 @@
 import type pg from 'pg';
 import {
   countAndPagePrepared,
+  circleGridCountAndPageQuery,
   countAndPageQuery,
   pageQuery,
   worthPreparing,
@@ -53,11 +54,23 @@ const PLACE_LISTS: [string, LibrarySearch, string[]][] = [
 ];
 
 /**
- * A circle larger than a few of the grid's finest cells: its page alone keeps the generic plan, but its count and page
- * together (the coarse cover's cells as arrays, the radius in the unit-vector box) still get custom plans only, so
- * it is checked for the page alone. Left for later (bench/README.md, session 7).
+ * Circles larger than a few of the grid's finest cells, at varying centres and radii: their count and page together
+ * carry the coarse cover's cells as arrays and the box around the circle, and the grid's statement
+ * (circleGridCountAndPageQuery) the cells inside and on the edge. With those as bare parameters every custom plan
+ * (array lengths and box known) looked cheaper than the generic one, so both were planned on every request.
  */
-const LARGER_CIRCLE: LibrarySearch = { near: { lat: 50, lng: 10, radiusMeters: 20_000 } };
+const CIRCLES: [string, (i: number) => LibrarySearch][] = [
+  ['a circle', (i) => ({ near: { lat: 49.5 + i / 50, lng: 9.5 + i / 40, radiusMeters: 20_000 } })],
+  [
+    'circles of several radii with country and has_photo',
+    (i) => ({
+      near: { lat: 50 - i / 60, lng: 10, radiusMeters: [5000, 10_000, 25_000, 50_000][i % 4] },
+      country: 'DE',
+      hasPhoto: true,
+    }),
+  ],
+];
+const LARGER_CIRCLE: LibrarySearch = CIRCLES[0][1](0);
 
 describe('prepared list statements keep their generic plan', () => {
   const { db } = useTestSuite({ app: false });
@@ -134,6 +147,29 @@ describe('prepared list statements keep their generic plan', () => {
       }
       expect(await genericPlans(client, 'place_anonymous')).toBeGreaterThan(0);
       expect(await genericPlans(client, 'place_reader')).toBeGreaterThan(0);
+    });
+  });
+
+  it.each(CIRCLES)('%s: count and page, and the grid’s count and page', async (_name, circle) => {
+    await withClient(db.url, async (client) => {
+      for (let i = 0; i < EXECUTIONS; i += 1) {
+        const search = circle(i);
+        expect(worthPreparing(search)).toBe(true);
+        for (const [name, statement] of [
+          ['circle', countAndPageQuery(search, null, 20, (i % 3) * 20)],
+          ['grid', circleGridCountAndPageQuery(search, null, 20, (i % 3) * 20)!],
+        ] as const) {
+          const prepared = await client.query({
+            name,
+            text: statement.text,
+            values: statement.params,
+          });
+          const fresh = await client.query(statement.text, statement.params);
+          expect(prepared.rows).toEqual(fresh.rows);
+        }
+      }
+      expect(await genericPlans(client, 'circle')).toBeGreaterThan(0);
+      expect(await genericPlans(client, 'grid')).toBeGreaterThan(0);
     });
   });
 
