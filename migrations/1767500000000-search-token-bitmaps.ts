@@ -3,15 +3,15 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Substring `search` at a million libraries (issue 22): exact totals without reading the matches.
  *
- * A substring without a space lies inside one of the space-separated tokens of `search_text`, so the libraries
- * whose text holds it are the union of the libraries of every token that holds it. `library_search_tokens` keeps,
- * per token and per chunk of 8,192 library ids (the layout of `library_search_bitmaps`, migration 1766000000000), a
- * bitmap of the approved libraries of the chunk with that token (`approved`), and of those with it in the folded
- * name (`in_name`, what the list ranks first). A `search` of 3 to 100 folded characters without a space is counted
- * as the bits set in the OR, chunk by chunk, of the rows of the tokens that contain it: the tokens are found through
- * the trigram index of this table (a few rows per token), never through the libraries (a heap row per match).
- * Tokens over 200 characters are kept as pieces of 200 starting every 100, so any substring of up to 100 lies
- * whole in a piece (and a key never nears the btree's size limit).
+ * A substring without a space lies inside one of the space-separated tokens of `search_text`, and one with a single
+ * space inside a pair of neighbouring tokens, so the libraries whose text holds it are the union of the libraries of
+ * every token (or pair) that holds it. `library_search_tokens` keeps, per token (or pair) and per chunk of 8,192
+ * library ids (the layout of `library_search_bitmaps`, migration 1766000000000), a bitmap of the approved libraries
+ * of the chunk with it (`approved`), and of those with it in the folded name (`in_name`, what the list ranks first).
+ * A `search` of 3 to 100 folded characters with at most one space is counted as the bits set in the OR, chunk by
+ * chunk, of the rows of the tokens that contain it: the tokens are found through the trigram index of this table,
+ * never through the libraries (a heap row per match). Tokens over 200 characters are kept as pieces of 200 starting
+ * every 100, so any substring of up to 100 lies whole in a piece (and a key never nears the btree's size limit).
  *
  * Kept by statement-level triggers in the manner of `library_search_bitmaps`: per statement, the (token, library)
  * pairs whose membership changed are toggled (XOR) by one grouped upsert in key order; rows left empty are deleted.
@@ -28,35 +28,44 @@ export class SearchTokenBitmaps1767500000000 implements MigrationInterface {
         approved bit(8192) NOT NULL,
         in_name bit(8192) NOT NULL,
         PRIMARY KEY (token, chunk)
-      )`);
+      ) WITH (toast_tuple_target = 128)`);
+    // Kept in the row (MAIN), and compressed down to the smallest row PostgreSQL allows: most tokens are rare (postal
+    // codes, house numbers), and a bitmap of a few bits compresses to a few bytes. With the default target only one of
+    // the two bitmaps was compressed, and every row kept a raw kilobyte (at 1M: 920 MB for 783,783 rows).
     await queryRunner.query(`
       ALTER TABLE library_search_tokens
         ALTER COLUMN approved SET STORAGE MAIN, ALTER COLUMN in_name SET STORAGE MAIN`);
-    // The distinct tokens of a library's folded text (`search_text`) and of its folded name, split on spaces; a token
-    // over 200 characters as its pieces (above).
+    // The distinct tokens of a library's folded text (`search_text`) and of its folded name, split on spaces, and the
+    // pairs of neighbouring tokens (`a b`: a substring with one space lies in one pair). A token or pair over 200
+    // characters as its pieces (above). Only those with three letters or digits in a row: no other can hold a
+    // substring that bookcase_search_tokenized accepts (most house numbers and short words are left out).
     await queryRunner.query(`
       CREATE FUNCTION bookcase_search_tokens(folded text, folded_name text)
       RETURNS TABLE (token text, in_name boolean)
       LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-        SELECT p.piece, bool_or(t.in_name)
-        FROM (SELECT x, false AS in_name FROM unnest(string_to_array(folded, ' ')) x
+        SELECT p.piece, bool_or(d.in_name)
+        FROM (SELECT false AS in_name, string_to_array(folded, ' ') AS a
               UNION ALL
-              SELECT x, true FROM unnest(string_to_array(folded_name, ' ')) x) t
+              SELECT true, string_to_array(folded_name, ' ')) d
+        CROSS JOIN LATERAL (
+          SELECT d.a[i] AS x FROM generate_subscripts(d.a, 1) i
+          UNION ALL
+          SELECT d.a[i] || ' ' || d.a[i + 1] FROM generate_subscripts(d.a, 1) i WHERE i < cardinality(d.a)) t
         CROSS JOIN LATERAL (
           SELECT t.x AS piece WHERE char_length(t.x) <= 200
           UNION ALL
           SELECT substr(t.x, s, 200) FROM generate_series(1, char_length(t.x) - 99, 100) s
           WHERE char_length(t.x) > 200) p
-        WHERE t.x <> ''
+        WHERE p.piece ~ '[[:alnum:]]{3}'
         GROUP BY p.piece
       $$`);
-    // Whether a folded substring is counted from the tokens: 3 to 100 characters, no space, and three letters or
-    // digits in a row (what the trigram index can look up). Immutable, so PostgreSQL decides when it plans a
-    // statement whose pattern is a constant.
+    // Whether a folded substring is counted from the tokens: 3 to 100 characters, at most one space, and three
+    // letters or digits in a row (what the trigram index can look up). Immutable, so PostgreSQL decides when it plans
+    // a statement whose pattern is a constant.
     await queryRunner.query(`
       CREATE FUNCTION bookcase_search_tokenized(folded text) RETURNS boolean
       LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-        SELECT char_length(folded) BETWEEN 3 AND 100 AND strpos(folded, ' ') = 0
+        SELECT char_length(folded) BETWEEN 3 AND 100 AND cardinality(string_to_array(folded, ' ')) <= 2
           AND folded ~ '[[:alnum:]]{3}'
       $$`);
     // The chunks' bitmaps end to end (bit `id` of the result is library `id`), for a page that walks the list newest

@@ -661,7 +661,7 @@ CREATE FUNCTION public.bookcase_search_prefixes_update() RETURNS trigger
 CREATE FUNCTION public.bookcase_search_tokenized(folded text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-        SELECT char_length(folded) BETWEEN 3 AND 100 AND strpos(folded, ' ') = 0
+        SELECT char_length(folded) BETWEEN 3 AND 100 AND cardinality(string_to_array(folded, ' ')) <= 2
           AND folded ~ '[[:alnum:]]{3}'
       $$;
 
@@ -672,16 +672,20 @@ CREATE FUNCTION public.bookcase_search_tokenized(folded text) RETURNS boolean
 CREATE FUNCTION public.bookcase_search_tokens(folded text, folded_name text) RETURNS TABLE(token text, in_name boolean)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-        SELECT p.piece, bool_or(t.in_name)
-        FROM (SELECT x, false AS in_name FROM unnest(string_to_array(folded, ' ')) x
+        SELECT p.piece, bool_or(d.in_name)
+        FROM (SELECT false AS in_name, string_to_array(folded, ' ') AS a
               UNION ALL
-              SELECT x, true FROM unnest(string_to_array(folded_name, ' ')) x) t
+              SELECT true, string_to_array(folded_name, ' ')) d
+        CROSS JOIN LATERAL (
+          SELECT d.a[i] AS x FROM generate_subscripts(d.a, 1) i
+          UNION ALL
+          SELECT d.a[i] || ' ' || d.a[i + 1] FROM generate_subscripts(d.a, 1) i WHERE i < cardinality(d.a)) t
         CROSS JOIN LATERAL (
           SELECT t.x AS piece WHERE char_length(t.x) <= 200
           UNION ALL
           SELECT substr(t.x, s, 200) FROM generate_series(1, char_length(t.x) - 99, 100) s
           WHERE char_length(t.x) > 200) p
-        WHERE t.x <> ''
+        WHERE p.piece ~ '[[:alnum:]]{3}'
         GROUP BY p.piece
       $$;
 
@@ -1196,7 +1200,8 @@ CREATE TABLE public.library_search_tokens (
     chunk integer NOT NULL,
     approved bit(8192) NOT NULL,
     in_name bit(8192) NOT NULL
-);
+)
+WITH (toast_tuple_target='128');
 ALTER TABLE ONLY public.library_search_tokens ALTER COLUMN approved SET STORAGE MAIN;
 ALTER TABLE ONLY public.library_search_tokens ALTER COLUMN in_name SET STORAGE MAIN;
 

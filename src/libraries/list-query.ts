@@ -683,12 +683,14 @@ interface SubstringConditions {
 }
 
 /**
- * The counts of a `search` alone (soleSubstring). A substring of 3 to 100 folded characters without a space lies in
- * one space-separated token of `search_text` (or of the folded name), so its matches are the OR of the bitmaps of
- * the tokens that hold it (migration 1767500000000): the tokens are found through the table's trigram index, and the
- * count is the bits set, whatever the number of matches (at 1M, `bücher`: 355,932 matches through the libraries'
- * trigram index read 126k buffers, 1.9 s cold). Shorter substrings, or with a space, are counted from `libraries`
- * (linear in the matches). The branch is chosen when PostgreSQL plans the statement: the pattern is a constant.
+ * The counts of a `search` alone (soleSubstring). A substring of 3 to 100 folded characters lies in one
+ * space-separated token of `search_text` (or of the folded name) when it has no space, in a pair of neighbouring
+ * tokens when it has one, so its matches are the OR of the bitmaps of the tokens and pairs that hold it (migration
+ * 1767500000000): they are found through the table's trigram index, and the count is the bits set, whatever the
+ * number of matches (at 1M, `bücher`: 355,932 matches through the libraries' trigram index read 126k buffers, about
+ * 1–1.6 s cold). Shorter substrings, with two spaces or more, or without three letters or digits in a row, are
+ * counted from `libraries` (linear in the matches). The branch is chosen when PostgreSQL plans the statement: the
+ * pattern is a constant.
  */
 function substringConditions(sql: Sql, text: string): SubstringConditions {
   const { folded, pattern } = substringPattern(sql.param(text));
@@ -723,7 +725,7 @@ function substringCountQuery(text: string): Statement {
  * its exact size:
  *
  * - many matches, tokenized: walk the approved list newest first (index entries only) and keep the entries whose bit
- *   is set in the chunks' bitmaps laid end to end (`b`, bookcase_bit_cat: bit `id` is library `id`);
+ *   is set in the part's chunks laid end to end (`named`, `rest`; bookcase_bit_cat: bit `id` is library `id`);
  * - many matches, not tokenized: the same walk, testing each row's text (a heap row per entry, so walked only when
  *   that reads fewer rows than collecting: `size² ≥ reach · approved`);
  * - few matches: collect them through a trigram index (the name's, libraries_approved_name_trgm_idx, for the name
@@ -742,10 +744,11 @@ function substringPageQuery(
   const lim = `${sql.param(limit)}::int`;
   const off = `${sql.param(offset)}::int`;
   const reach = `(${off} + ${lim})`;
-  // The entry's bit in `b` (CASE: get_bit fails past the end, and AND does not fix the order of its tests).
-  const has = (column: 'approved' | 'in_name') =>
-    `CASE WHEN w.id < bit_length((SELECT b.${column} FROM b))
-      THEN get_bit((SELECT b.${column} FROM b), w.id) = 1 ELSE false END`;
+  // The entry's bit in a part's bitmap (CASE: get_bit fails past the end, and AND does not fix the order of its
+  // tests).
+  const has = (bitmap: 'named' | 'rest') =>
+    `CASE WHEN w.id < bit_length((SELECT b.bits FROM ${bitmap} b))
+      THEN get_bit((SELECT b.bits FROM ${bitmap} b), w.id) = 1 ELSE false END`;
   const named = (alias: string) => nameLike(alias, s.pattern);
   const inText = (alias: string) => `${alias}.search_text LIKE ${s.pattern}`;
   // The LIMIT of no effect keeps the filters above the ordered index scan (see textPageQuery).
@@ -778,19 +781,21 @@ function substringPageQuery(
            ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
   };
   const parts = [
-    part(1, 't.in_name', 't.in_name > 0', has('in_name'), named('w'), named('l')),
+    part(1, 't.in_name', 't.in_name > 0', has('named'), named('w'), named('l')),
     part(
       2,
       't.total - t.in_name',
       `t.total > t.in_name AND t.in_name < ${reach}`,
-      `${has('approved')} AND NOT ${has('in_name')}`,
+      has('rest'),
       `${inText('w')} AND NOT ${named('w')}`,
       `${inText('l')} AND NOT ${named('l')}`,
     ),
   ].join('\n         UNION ALL\n         ');
-  const zero = `B'0'::bit(8192)`;
-  const ends = `SELECT bookcase_bit_cat(coalesce(c.approved, ${zero}) ORDER BY g.chunk) AS approved,
-         bookcase_bit_cat(coalesce(c.in_name, ${zero}) ORDER BY g.chunk) AS in_name
+  // A part's chunks end to end, built only when that part is walked (a CTE runs when first read): the name
+  // matches, and the others (a name token is a token of the text, so `in_name` lies within `approved`).
+  const ends = (
+    bits: string,
+  ) => `SELECT bookcase_bit_cat(coalesce(${bits}, B'0'::bit(8192)) ORDER BY g.chunk) AS bits
        FROM generate_series(0, (SELECT max(c.chunk) FROM c)) g(chunk) LEFT JOIN c ON c.chunk = g.chunk`;
   const counts = `SELECT x.total, x.in_name,
          (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved
@@ -801,7 +806,8 @@ function substringPageQuery(
          ORDER BY u.part, u.created_at DESC, u.id DESC LIMIT ${lim} OFFSET ${off}) m
        JOIN libraries l ON l.id = m.id ORDER BY m.part, m.created_at DESC, m.id DESC`;
   return {
-    text: `WITH c AS MATERIALIZED (${s.chunks}), t AS MATERIALIZED (${counts}), b AS MATERIALIZED (${ends})
+    text: `WITH c AS MATERIALIZED (${s.chunks}), t AS MATERIALIZED (${counts}),
+         named AS MATERIALIZED (${ends('c.in_name')}), rest AS MATERIALIZED (${ends('c.approved & ~c.in_name')})
        ${withTotal ? `SELECT t.total, p.* FROM t LEFT JOIN LATERAL (${page}) p ON true` : `SELECT p.* FROM t CROSS JOIN LATERAL (${page}) p`}`,
     params: sql.params,
   };

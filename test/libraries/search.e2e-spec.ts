@@ -293,7 +293,10 @@ describe('library search and proximity', () => {
       withClient(db.url, async (client) => (await client.query(text, params)).rows);
 
     const LONG = 'kobold'.repeat(75);
-    /** Substrings: tokenized (3–100 folded characters, no space) and not; accents both ways; LIKE metacharacters. */
+    /**
+     * Substrings: tokenized (3–100 folded characters, at most one space) and not; across two fields; accents both
+     * ways; LIKE metacharacters.
+     */
     const SEARCHES = [
       'kobold',
       'KÖBOLD',
@@ -323,6 +326,12 @@ describe('library search and proximity', () => {
       'quelle am',
       'am platz',
       'kobold und',
+      'kobold und zwerg',
+      'ld und',
+      'kiste kobold',
+      'straße 5',
+      '5 50667',
+      'e am',
       'und',
       'nichtsdergleichen',
       LONG.slice(3, 103),
@@ -419,7 +428,7 @@ describe('library search and proximity', () => {
       );
     });
 
-    it('counts a substring without a space from library_search_tokens alone, others from libraries', async () => {
+    it('counts a substring with at most one space from library_search_tokens alone, others from libraries', async () => {
       const relations = async (text: string) => {
         const statement = countQuery({ search: text });
         const [row] = await sql(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params);
@@ -431,10 +440,24 @@ describe('library search and proximity', () => {
         walk((row as { 'QUERY PLAN': { Plan: { Plans?: unknown[] } }[] })['QUERY PLAN'][0].Plan);
         return [...new Set(names)].sort();
       };
-      for (const text of ['kobold', 'KÖBOLD', '100%', 'snake_case', LONG.slice(3, 103)]) {
+      for (const text of [
+        'kobold',
+        'KÖBOLD',
+        '100%',
+        'snake_case',
+        'kobold und',
+        LONG.slice(3, 103),
+      ]) {
         expect([text, await relations(text)]).toEqual([text, ['library_search_tokens']]);
       }
-      for (const text of ['ql', '%', 'kobold und', LONG.slice(3, 104)]) {
+      for (const text of [
+        'ql',
+        '%',
+        'e am',
+        'quelle  am',
+        'kobold und zwerg',
+        LONG.slice(3, 104),
+      ]) {
         expect([text, await relations(text)]).toEqual([text, ['libraries']]);
       }
     });
