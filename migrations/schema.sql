@@ -2229,10 +2229,16 @@ CREATE INDEX library_postal_code_counts_country_idx ON public.library_postal_cod
 CREATE INDEX library_postal_code_counts_trgm_idx ON public.library_postal_code_counts USING gin (postal_code public.gin_trgm_ops);
 
 --
+-- Name: library_search_pairs_trgm_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_search_pairs_trgm_idx ON public.library_search_tokens USING gin (token public.gin_trgm_ops) WHERE (strpos(token, ' '::text) > 0);
+
+--
 -- Name: library_search_tokens_trgm_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX library_search_tokens_trgm_idx ON public.library_search_tokens USING gin (token public.gin_trgm_ops);
+CREATE INDEX library_search_tokens_trgm_idx ON public.library_search_tokens USING gin (token public.gin_trgm_ops) WHERE (strpos(token, ' '::text) = 0);
 
 --
 -- Name: map_contribution_events_actor_idx; Type: INDEX; Schema: public; Owner: -

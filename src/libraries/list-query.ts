@@ -695,11 +695,15 @@ interface SubstringConditions {
 function substringConditions(sql: Sql, text: string): SubstringConditions {
   const { folded, pattern } = substringPattern(sql.param(text));
   const tokenized = `bookcase_search_tokenized(${folded})`;
+  // Tokens for a substring without a space, pairs for one with (each has its partial trigram index).
+  const pairs = `CASE WHEN strpos(${folded}, ' ') > 0 THEN strpos(s.token, ' ') > 0
+             ELSE strpos(s.token, ' ') = 0 END`;
   return {
     tokenized,
     pattern,
     chunks: `SELECT s.chunk, bit_or(s.approved) AS approved, bit_or(s.in_name) AS in_name
-           FROM library_search_tokens s WHERE ${tokenized} AND s.token LIKE ${pattern} GROUP BY s.chunk`,
+           FROM library_search_tokens s WHERE ${tokenized} AND s.token LIKE ${pattern}
+             AND ${pairs} GROUP BY s.chunk`,
     counts: `SELECT coalesce(sum(x.total), 0)::int AS total, coalesce(sum(x.in_name), 0)::int AS in_name FROM (
            SELECT bit_count(c.approved) AS total, bit_count(c.in_name) AS in_name FROM c
            UNION ALL

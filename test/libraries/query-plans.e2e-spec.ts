@@ -285,6 +285,10 @@ describe('query plans of the library list', () => {
     const counted = await count({ search: 'Quokka' });
     expect(relationsOf(counted)).toEqual(['library_search_tokens']);
     expect(indexesOf(counted)).toEqual(['library_search_tokens_trgm_idx']);
+    // With one space, from the pairs of neighbouring tokens.
+    expect(indexesOf(await count({ search: 'Bookcase 12' }))).toEqual([
+      'library_search_pairs_trgm_idx',
+    ]);
     // Three matches each: in the address (the rest), in the name.
     for (const [search, index] of [
       ['quokka', 'libraries_search_text_trgm_idx'],
