@@ -745,15 +745,14 @@ function substringCountQuery(text: string): Statement {
 /**
  * A page of a `search` alone: the libraries whose folded name holds the substring first, then the others, newest
  * first within each (decisions: "name matches first"; the order of addListConditions' rank). As textPageQuery: the
- * counts first (`t`), then each part reads at most its first `offset + limit` rows, in one of three ways chosen by
- * its exact size:
+ * counts first (`t`), then each part reads at most its first `offset + limit` rows, in one of two ways chosen by its
+ * exact size:
  *
- * - many matches, tokenized: walk the approved list newest first (index entries only) and keep the entries whose bit
- *   is set in the part's chunks laid end to end (`named`, `rest`; bookcase_bit_cat: bit `id` is library `id`);
- * - many matches, not tokenized: the same walk, testing each row's text (a heap row per entry, so walked only when
- *   that reads fewer rows than collecting: `size² ≥ reach · approved`);
- * - few matches: collect them through a trigram index (the name's, libraries_approved_name_trgm_idx, for the name
- *   part: the text's would give every match of the text) and sort them.
+ * - many matches: walk the approved list newest first (index entries only) and keep the entries whose bit is set in
+ *   the part's chunks laid end to end (`named`, `rest`; bookcase_bit_cat: bit `id` is library `id`);
+ * - few matches, or a substring the bitmaps cannot count after all (soleSubstring's guess was wrong): collect them
+ *   through a trigram index (the name's, libraries_approved_name_trgm_idx, for the name part: the text's would give
+ *   every match of the text) and sort them.
  */
 function substringPageQuery(
   text: string,
@@ -778,40 +777,26 @@ function substringPageQuery(
   // The LIMIT of no effect keeps the filters above the ordered index scan (see textPageQuery).
   const newest = (cols: string) => `(SELECT ${cols} FROM libraries l WHERE l.status = 'approved'
              ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
-  const part = (
-    n: number,
-    size: string,
-    needed: string,
-    bits: string,
-    tested: string,
-    collected: string,
-  ) => {
-    const walk = (ratio: number) =>
-      `${ratio} * (${size})::float8 * (${size}) >= ${reach}::float8 * t.approved`;
-    const bitWalk = `(${s.tokenized} AND ${walk(SUBSTRING_WALK_COST_RATIO)})`;
-    const rowWalk = `(NOT ${s.tokenized} AND ${walk(1)})`;
+  const part = (n: number, size: string, needed: string, bits: string, collected: string) => {
+    const walk = `(${s.tokenized} AND ${SUBSTRING_WALK_COST_RATIO} * (${size})::float8 * (${size})
+      >= ${reach}::float8 * t.approved)`;
     return `(SELECT ${n} AS part, w.id, w.created_at FROM ${newest('l.id, l.created_at')}
-           WHERE ${bitWalk} AND ${needed} AND ${bits}
-           ORDER BY w.created_at DESC, w.id DESC LIMIT ${reach})
-         UNION ALL
-         (SELECT ${n}, w.id, w.created_at FROM ${newest('l.id, l.created_at, l.name, l.search_text')}
-           WHERE ${rowWalk} AND ${needed} AND ${tested}
+           WHERE ${walk} AND ${needed} AND ${bits}
            ORDER BY w.created_at DESC, w.id DESC LIMIT ${reach})
          UNION ALL
          (SELECT ${n}, c.id, c.created_at FROM (
              SELECT l.id, l.created_at FROM libraries l
-             WHERE l.status = 'approved' AND ${collected} AND ${needed} AND NOT ${bitWalk} AND NOT ${rowWalk}
+             WHERE l.status = 'approved' AND ${collected} AND ${needed} AND NOT ${walk}
              OFFSET 0) c
            ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
   };
   const parts = [
-    part(1, 't.in_name', 't.in_name > 0', has('named'), named('w'), named('l')),
+    part(1, 't.in_name', 't.in_name > 0', has('named'), named('l')),
     part(
       2,
       't.total - t.in_name',
       `t.total > t.in_name AND t.in_name < ${reach}`,
       has('rest'),
-      `${inText('w')} AND NOT ${named('w')}`,
       `${inText('l')} AND NOT ${named('l')}`,
     ),
   ].join('\n         UNION ALL\n         ');
