@@ -23,6 +23,7 @@ import { ProximityUnitVector1766100000000 } from './1766100000000-proximity-unit
 import { PlaceCountsByCountry1766100000001 } from './1766100000001-place-counts-by-country.js';
 import { MapCellsRecountPlan1766900000000 } from './1766900000000-map-cells-recount-plan.js';
 import { LibrariesWithoutPhoto1767100000000 } from './1767100000000-libraries-without-photo.js';
+import { SearchTokenBitmaps1767500000000 } from './1767500000000-search-token-bitmaps.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   PlaceCountsByCountry1766100000001,
   MapCellsRecountPlan1766900000000,
   LibrariesWithoutPhoto1767100000000,
+  SearchTokenBitmaps1767500000000,
 ];

@@ -655,6 +655,104 @@ CREATE FUNCTION public.bookcase_search_prefixes_update() RETURNS trigger
       $$;
 
 --
+-- Name: bookcase_search_tokenized(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_tokenized(folded text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+        SELECT char_length(folded) BETWEEN 3 AND 100 AND cardinality(string_to_array(folded, ' ')) <= 2
+          AND folded ~ '[[:alnum:]]{3}'
+      $$;
+
+--
+-- Name: bookcase_search_tokens(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_tokens(folded text, folded_name text) RETURNS TABLE(token text, in_name boolean)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+        SELECT p.piece, bool_or(d.in_name)
+        FROM (SELECT false AS in_name, string_to_array(folded, ' ') AS a
+              UNION ALL
+              SELECT true, string_to_array(folded_name, ' ')) d
+        CROSS JOIN LATERAL (
+          SELECT d.a[i] AS x FROM generate_subscripts(d.a, 1) i
+          UNION ALL
+          SELECT d.a[i] || ' ' || d.a[i + 1] FROM generate_subscripts(d.a, 1) i WHERE i < cardinality(d.a)) t
+        CROSS JOIN LATERAL (
+          SELECT t.x AS piece WHERE char_length(t.x) <= 200
+          UNION ALL
+          SELECT substr(t.x, s, 200) FROM generate_series(1, char_length(t.x) - 99, 100) s
+          WHERE char_length(t.x) > 200) p
+        WHERE p.piece ~ '[[:alnum:]]{3}'
+        GROUP BY p.piece
+      $$;
+
+--
+-- Name: bookcase_search_tokens_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_tokens_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $_$
+      DECLARE
+        flips text;
+        empty_tokens text[];
+        empty_chunks integer[];
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          flips := $q$SELECT p.token, n.id, true AS approved, p.in_name
+            FROM new_rows n, bookcase_search_tokens(n.search_text, lower(bookcase_unaccent(n.name))) p
+            WHERE n.status = 'approved'$q$;
+        ELSIF TG_OP = 'DELETE' THEN
+          flips := $q$SELECT p.token, o.id, true AS approved, p.in_name
+            FROM old_rows o, bookcase_search_tokens(o.search_text, lower(bookcase_unaccent(o.name))) p
+            WHERE o.status = 'approved'$q$;
+        ELSE
+          -- What differs between the old approved tokens and the new approved ones: a token on one side only, or in
+          -- the name on one side only. Rows whose status, text and name stay as they were cost a join.
+          flips := $q$SELECT d.token, d.id, count(*) = 1 AS approved,
+              count(*) FILTER (WHERE d.in_name) = 1 AS in_name
+            FROM (
+              SELECT p.token, o.id, p.in_name
+              FROM old_rows o JOIN new_rows n ON n.id = o.id,
+                bookcase_search_tokens(o.search_text, lower(bookcase_unaccent(o.name))) p
+              WHERE o.status = 'approved'
+                AND (n.status <> 'approved' OR n.search_text IS DISTINCT FROM o.search_text
+                     OR n.name IS DISTINCT FROM o.name)
+              UNION ALL
+              SELECT p.token, n.id, p.in_name
+              FROM old_rows o JOIN new_rows n ON n.id = o.id,
+                bookcase_search_tokens(n.search_text, lower(bookcase_unaccent(n.name))) p
+              WHERE n.status = 'approved'
+                AND (o.status <> 'approved' OR n.search_text IS DISTINCT FROM o.search_text
+                     OR n.name IS DISTINCT FROM o.name)
+            ) d GROUP BY d.token, d.id$q$;
+        END IF;
+        EXECUTE format($s$
+          WITH toggled AS (
+            INSERT INTO library_search_tokens AS s (token, chunk, approved, in_name)
+            SELECT f.token, f.id >> 13,
+                   bookcase_search_bits(coalesce(array_agg(f.id & 8191) FILTER (WHERE f.approved), '{}')),
+                   bookcase_search_bits(coalesce(array_agg(f.id & 8191) FILTER (WHERE f.in_name), '{}'))
+            FROM (%s) f WHERE f.approved OR f.in_name
+            GROUP BY 1, 2 ORDER BY 1, 2
+            ON CONFLICT (token, chunk) DO UPDATE
+              SET approved = s.approved # excluded.approved, in_name = s.in_name # excluded.in_name
+            RETURNING s.token, s.chunk, s.approved)
+          SELECT array_agg(t.token), array_agg(t.chunk) FROM toggled t WHERE bit_count(t.approved) = 0
+        $s$, flips) INTO empty_tokens, empty_chunks;
+        IF empty_tokens IS NOT NULL THEN
+          DELETE FROM library_search_tokens s
+          USING unnest(empty_tokens, empty_chunks) AS e(token, chunk)
+          WHERE s.token = e.token AND s.chunk = e.chunk AND bit_count(s.approved) = 0;
+        END IF;
+        RETURN NULL;
+      END
+      $_$;
+
+--
 -- Name: bookcase_unaccent(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -694,6 +792,16 @@ CREATE FUNCTION public.moderation_audit_events_append_only() RETURNS trigger
       BEGIN
         RAISE EXCEPTION 'moderation_audit_events is append-only';
       END $$;
+
+--
+-- Name: bookcase_bit_cat(bit varying); Type: AGGREGATE; Schema: public; Owner: -
+--
+
+CREATE AGGREGATE public.bookcase_bit_cat(bit varying) (
+    SFUNC = bitcat,
+    STYPE = bit varying,
+    INITCOND = ''
+);
 
 SET default_table_access_method = heap;
 
@@ -1082,6 +1190,20 @@ CREATE TABLE public.library_search_prefixes (
     approved integer NOT NULL,
     in_name integer NOT NULL
 );
+
+--
+-- Name: library_search_tokens; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_search_tokens (
+    token text NOT NULL,
+    chunk integer NOT NULL,
+    approved bit(8192) NOT NULL,
+    in_name bit(8192) NOT NULL
+)
+WITH (toast_tuple_target='128');
+ALTER TABLE ONLY public.library_search_tokens ALTER COLUMN approved SET STORAGE MAIN;
+ALTER TABLE ONLY public.library_search_tokens ALTER COLUMN in_name SET STORAGE MAIN;
 
 --
 -- Name: map_contribution_events; Type: TABLE; Schema: public; Owner: -
@@ -1712,6 +1834,13 @@ ALTER TABLE ONLY public.library_search_prefixes
     ADD CONSTRAINT library_search_prefixes_pkey PRIMARY KEY (prefix);
 
 --
+-- Name: library_search_tokens library_search_tokens_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_search_tokens
+    ADD CONSTRAINT library_search_tokens_pkey PRIMARY KEY (token, chunk);
+
+--
 -- Name: map_contribution_events map_contribution_events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1914,6 +2043,12 @@ CREATE INDEX libraries_approved_created_search_idx ON public.libraries USING btr
 CREATE INDEX libraries_approved_id_idx ON public.libraries USING btree (id) WHERE ((status)::text = 'approved'::text);
 
 --
+-- Name: libraries_approved_name_trgm_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_name_trgm_idx ON public.libraries USING gin (lower(public.bookcase_unaccent((name)::text)) public.gin_trgm_ops) WHERE ((status)::text = 'approved'::text);
+
+--
 -- Name: libraries_approved_name_vector_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2098,6 +2233,18 @@ CREATE INDEX library_postal_code_counts_country_idx ON public.library_postal_cod
 --
 
 CREATE INDEX library_postal_code_counts_trgm_idx ON public.library_postal_code_counts USING gin (postal_code public.gin_trgm_ops);
+
+--
+-- Name: library_search_pairs_trgm_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_search_pairs_trgm_idx ON public.library_search_tokens USING gin (token public.gin_trgm_ops) WHERE (strpos(token, ' '::text) > 0);
+
+--
+-- Name: library_search_tokens_trgm_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_search_tokens_trgm_idx ON public.library_search_tokens USING gin (token public.gin_trgm_ops) WHERE (strpos(token, ' '::text) = 0);
 
 --
 -- Name: map_contribution_events_actor_idx; Type: INDEX; Schema: public; Owner: -
@@ -2374,6 +2521,24 @@ CREATE TRIGGER libraries_search_prefixes_insert AFTER INSERT ON public.libraries
 --
 
 CREATE TRIGGER libraries_search_prefixes_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_prefixes_update();
+
+--
+-- Name: libraries libraries_search_tokens_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_tokens_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_tokens_sync();
+
+--
+-- Name: libraries libraries_search_tokens_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_tokens_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_tokens_sync();
+
+--
+-- Name: libraries libraries_search_tokens_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_search_tokens_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_tokens_sync();
 
 --
 -- Name: libraries libraries_status_favourites; Type: TRIGGER; Schema: public; Owner: -

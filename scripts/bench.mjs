@@ -67,6 +67,7 @@ const SCENARIOS = [
   'q',
   'search',
   'q-words',
+  'search-words',
   'list-filters',
   'proximity-random',
   'detail',
@@ -533,6 +534,92 @@ const Q_WORDS = [
   'bücherbox am markt',
 ];
 
+/**
+ * Substrings people type into `search` (issue 22), against the seed's texts (name, description, city, address, postal
+ * code: src/cli/commands/seed-data.ts): common and rare, parts of words, accents typed both ways, city names, street
+ * parts, postal fragments (also drawn from the seed's own codes, see realisticGenerators) and two-word phrases.
+ */
+const SEARCH_WORDS = [
+  // common
+  'bücher',
+  'buch',
+  'book',
+  'library',
+  'free',
+  'straße',
+  'street',
+  'regal',
+  // parts of words
+  'bib',
+  'cher',
+  'schrank',
+  'zelle',
+  'brary',
+  'shelf',
+  'tausch',
+  'nachbar',
+  'wetterfest',
+  'kinder',
+  // rare or absent
+  'zauberberg',
+  'quokka',
+  'haiku',
+  'manga',
+  'encyclop',
+  'lexika',
+  // accents, typed both ways
+  'bucher',
+  'strasse',
+  'köln',
+  'koln',
+  'zürich',
+  'zurich',
+  'münchen',
+  'munchen',
+  'république',
+  'republique',
+  'gràcia',
+  'kraków',
+  'krakow',
+  'nørrebro',
+  'öffentlicher',
+  // cities
+  'berlin',
+  'hamburg',
+  'wien',
+  'london',
+  'portland',
+  'oslo',
+  'tokyo',
+  'frankfurt am main',
+  // street parts
+  'allee',
+  'avenue',
+  'gasse',
+  'kastanien',
+  'road',
+  'brick lane',
+  'leith walk',
+  // postal fragments
+  '10',
+  '101',
+  '8004',
+  'EH1',
+  'M5',
+  '750',
+  // two-word phrases
+  'free lib',
+  'little free',
+  'book swap',
+  'nimm ein',
+  'phone box',
+  'am bahnhof',
+  'town hall',
+  'ein buch',
+  'offener bücherschrank',
+  'bus stop',
+];
+
 /** Page numbers as people reach them: mostly the first, some the next few, rarely deep. */
 function realisticPage() {
   const r = Math.random();
@@ -562,6 +649,12 @@ function realisticGenerators(SEED_CITIES, fragments) {
   };
   return {
     'q-words': () => query({ q: pick(Q_WORDS), ...pageOf() }),
+    // A seed postal code's first 4 digits in one request of six (what `search` replays), else a word of the list.
+    'search-words': () =>
+      query({
+        search: Math.random() < 1 / 6 ? pick(fragments) : pick(SEARCH_WORDS),
+        ...pageOf(),
+      }),
     // Each filter on or off independently, so all combinations occur; page sizes of the apps (10, 20, 50).
     'list-filters': () => {
       const city = pick(SEED_CITIES);

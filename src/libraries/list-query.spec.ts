@@ -43,6 +43,7 @@ const SHAPES: Record<string, LibrarySearch> = {
   q: { q: 'Bücher Schrank' },
   'q without words': { q: '!!!' },
   search: { search: '1043' },
+  'search + country': { search: '1043', country: 'de' },
   'near, no radius': { near: { lat: 52.52, lng: 13.4 } },
   'near with radius': { near: { lat: 52.52, lng: 13.4, radiusMeters: 5000 } },
   'near with radius at a pole': { near: { lat: 89.9, lng: 0, radiusMeters: 100_000 } },
@@ -309,9 +310,13 @@ describe('list-query', () => {
   });
 
   it('page ids and rows by id', () => {
-    const ids = pageIdsQuery({ search: 'buch' }, 20, 0);
+    const ids = pageIdsQuery({ search: 'buch', country: 'de' }, 20, 0);
     expectConsistent(ids);
     expect(ids.text).toMatch(/^SELECT l\.id FROM libraries l/);
+    const substringIds = pageIdsQuery({ search: 'buch' }, 20, 0);
+    expectConsistent(substringIds);
+    expect(substringIds.text).toMatch(/CROSS JOIN LATERAL \(SELECT l\.id FROM \(/);
+    expect(substringIds.text).not.toContain('l.slug');
     const textIds = pageIdsQuery({ q: 'buch' }, 20, 0);
     expectConsistent(textIds);
     expect(textIds.text).toMatch(/CROSS JOIN LATERAL \(SELECT l\.id FROM \(/);

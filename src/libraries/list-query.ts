@@ -223,11 +223,9 @@ export function addListConditions(
   if (search.hasPhoto === true) sql.and(HAS_PHOTO);
   if (search.hasPhoto === false) sql.and(`NOT ${HAS_PHOTO}`);
   if (search.search) {
-    // Escaped after folding, which can itself produce a LIKE metacharacter (∖ → \).
-    const folded = `lower(bookcase_unaccent(${sql.param(search.search)}))`;
-    const pattern = `'%' || replace(replace(replace(${folded}, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%'`;
+    const { pattern } = substringPattern(sql.param(search.search));
     sql.and(`l.search_text LIKE ${pattern}`);
-    rank = `(lower(bookcase_unaccent(l.name)) LIKE ${pattern})`;
+    rank = `(${nameLike('l', pattern)})`;
     order = `${rank} DESC, ${order}`;
   } else if (search.q) {
     // Only the condition: a `q` list is ordered by textPageQuery, or by distance.
@@ -323,6 +321,8 @@ export function countQuery(search: LibrarySearch): Statement {
     const sql = new Sql();
     return { text: `SELECT ${aggregateCount(sql, search)} AS n`, params: sql.params };
   }
+  const substring = soleSubstring(search);
+  if (substring) return substringCountQuery(substring);
   const sql = new Sql();
   const words = orderedTextWords(search);
   if (words) {
@@ -346,6 +346,8 @@ function selectPage(
   offset: number,
   columns: (sql: Sql) => string,
 ): Statement {
+  const substring = soleSubstring(search);
+  if (substring) return substringPageQuery(substring, limit, offset, columns, false);
   const words = orderedTextWords(search);
   if (words) return textPageQuery(search, words, limit, offset, columns, false);
   const sql = new Sql();
@@ -398,6 +400,8 @@ export function countAndPageQuery(
   offset: number,
 ): Statement {
   const listColumns = (sql: Sql) => [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
+  const substring = soleSubstring(search);
+  if (substring) return substringPageQuery(substring, limit, offset, listColumns, true);
   const words = orderedTextWords(search);
   if (words) return textPageQuery(search, words, limit, offset, listColumns, true);
   const place = placeFilter(search);
@@ -666,6 +670,178 @@ function textPageQuery(
     params: sql.params,
   };
 }
+/**
+ * WALK_COST_RATIO for a `search` walk, which tests a bit per index entry (about 1–1.5 µs at 1M under load, plus 2–9 ms
+ * to lay the part's chunks end to end) against collecting the matches through a trigram index (about 15 µs per match
+ * cold: `1011`, 1,069 matches, 1,288 buffers in 20 ms). Measured at 1M: 1,069 matches walked (17k entries) took
+ * 34–40 ms cold where collecting took 18–21 ms. With 8 a first page is walked from about 1,500 matches on.
+ */
+const SUBSTRING_WALK_COST_RATIO = 8;
+
+/**
+ * The folded text of a `search` parameter (as `search_text` is folded) and its LIKE pattern `%…%`, escaped after
+ * folding, which can itself produce a LIKE metacharacter (∖ → \).
+ */
+function substringPattern(param: string): { folded: string; pattern: string } {
+  const folded = `lower(bookcase_unaccent(${param}))`;
+  const escaped = `replace(replace(replace(${folded}, '\\', '\\\\'), '%', '\\%'), '_', '\\_')`;
+  return { folded, pattern: `'%' || ${escaped} || '%'` };
+}
+
+/** Whether the folded name of the row `alias` holds a substring (what ranks a `search` match first). */
+function nameLike(alias: string, pattern: string): string {
+  return `lower(bookcase_unaccent(${alias}.name)) LIKE ${pattern}`;
+}
+
+/**
+ * The text of a `search` that is its list's only filter (`q` aside: `search` wins over it) and that the token bitmaps
+ * can most likely count (as bookcase_search_tokenized decides on the folded text: 3–100 characters, at most one
+ * space, three letters or digits in a row); null otherwise. Others keep the plain statements, which find and rank
+ * every match in one scan: split into two parts, a 2-character substring read every approved name again (at 1M,
+ * `10`: 1.1–1.5 s before, 3.9–8.2 s split). Where this guess and the folded text disagree (`½` folds to ` 1/2`), the
+ * statement's own fallback counts the libraries: slower, never wrong.
+ */
+function soleSubstring(search: LibrarySearch): string | null {
+  const { search: text, near, city, country, postalCode, hasPhoto } = search;
+  if (!text || near || city || country || postalCode || hasPhoto !== undefined) return null;
+  const tokenizable =
+    text.length >= 3 &&
+    text.length <= 100 &&
+    text.split(' ').length <= 2 &&
+    /[\p{L}\p{N}]{3}/u.test(text);
+  return tokenizable ? text : null;
+}
+
+interface SubstringConditions {
+  /** Whether the substring is counted from library_search_tokens (bookcase_search_tokenized, a plan-time constant). */
+  tokenized: string;
+  pattern: string;
+  /** `c`: per chunk, the OR of the bitmaps of every token that holds the substring (no row unless tokenized). */
+  chunks: string;
+  /** A row of the exact number of matches (`total`) and of name matches (`in_name`), from `c` or counted. */
+  counts: string;
+}
+
+/**
+ * The counts of a `search` alone (soleSubstring). A substring of 3 to 100 folded characters lies in one
+ * space-separated token of `search_text` (or of the folded name) when it has no space, in a pair of neighbouring
+ * tokens when it has one, so its matches are the OR of the bitmaps of the tokens and pairs that hold it (migration
+ * 1767500000000): they are found through the table's trigram index, and the count is the bits set, whatever the
+ * number of matches (at 1M, `bücher`: 355,932 matches through the libraries' trigram index read 126k buffers, about
+ * 1–1.6 s cold). Shorter substrings, with two spaces or more, or without three letters or digits in a row, are
+ * counted from `libraries` (linear in the matches). The branch is chosen when PostgreSQL plans the statement: the
+ * pattern is a constant.
+ */
+function substringConditions(sql: Sql, text: string): SubstringConditions {
+  const { folded, pattern } = substringPattern(sql.param(text));
+  const tokenized = `bookcase_search_tokenized(${folded})`;
+  // Tokens for a substring without a space, pairs for one with (each has its partial trigram index).
+  const pairs = `CASE WHEN strpos(${folded}, ' ') > 0 THEN strpos(s.token, ' ') > 0
+             ELSE strpos(s.token, ' ') = 0 END`;
+  return {
+    tokenized,
+    pattern,
+    chunks: `SELECT s.chunk, bit_or(s.approved) AS approved, bit_or(s.in_name) AS in_name
+           FROM library_search_tokens s WHERE ${tokenized} AND s.token LIKE ${pattern}
+             AND ${pairs} GROUP BY s.chunk`,
+    counts: `SELECT coalesce(sum(x.total), 0)::int AS total, coalesce(sum(x.in_name), 0)::int AS in_name FROM (
+           SELECT bit_count(c.approved) AS total, bit_count(c.in_name) AS in_name FROM c
+           UNION ALL
+           SELECT count(*), count(*) FILTER (WHERE ${nameLike('l', pattern)}) FROM libraries l
+           WHERE NOT ${tokenized} AND l.status = 'approved' AND l.search_text LIKE ${pattern}) x`,
+  };
+}
+
+/** The count statement of a `search` alone (also what keys the count memo). */
+function substringCountQuery(text: string): Statement {
+  const sql = new Sql();
+  const s = substringConditions(sql, text);
+  return {
+    text: `WITH c AS MATERIALIZED (${s.chunks}) SELECT x.total AS n FROM (${s.counts}) x`,
+    params: sql.params,
+  };
+}
+
+/**
+ * A page of a `search` alone: the libraries whose folded name holds the substring first, then the others, newest
+ * first within each (decisions: "name matches first"; the order of addListConditions' rank). As textPageQuery: the
+ * counts first (`t`), then each part reads at most its first `offset + limit` rows, in one of two ways chosen by its
+ * exact size:
+ *
+ * - many matches: walk the approved list newest first (index entries only) and keep the entries whose bit is set in
+ *   the part's chunks laid end to end (`named`, `rest`; bookcase_bit_cat: bit `id` is library `id`);
+ * - few matches, or a substring the bitmaps cannot count after all (soleSubstring's guess was wrong): collect them
+ *   through a trigram index (the name's, libraries_approved_name_trgm_idx, for the name part: the text's would give
+ *   every match of the text) and sort them.
+ */
+function substringPageQuery(
+  text: string,
+  limit: number,
+  offset: number,
+  columns: (sql: Sql) => string,
+  withTotal: boolean,
+): Statement {
+  const sql = new Sql();
+  const selected = columns(sql);
+  const s = substringConditions(sql, text);
+  const lim = `${sql.param(limit)}::int`;
+  const off = `${sql.param(offset)}::int`;
+  const reach = `(${off} + ${lim})`;
+  // The entry's bit in a part's bitmap (CASE: get_bit fails past the end, and AND does not fix the order of its
+  // tests).
+  const has = (bitmap: 'named' | 'rest') =>
+    `CASE WHEN w.id < bit_length((SELECT b.bits FROM ${bitmap} b))
+      THEN get_bit((SELECT b.bits FROM ${bitmap} b), w.id) = 1 ELSE false END`;
+  const named = (alias: string) => nameLike(alias, s.pattern);
+  const inText = (alias: string) => `${alias}.search_text LIKE ${s.pattern}`;
+  // The LIMIT of no effect keeps the filters above the ordered index scan (see textPageQuery).
+  const newest = (cols: string) => `(SELECT ${cols} FROM libraries l WHERE l.status = 'approved'
+             ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
+  const part = (n: number, size: string, needed: string, bits: string, collected: string) => {
+    const walk = `(${s.tokenized} AND ${SUBSTRING_WALK_COST_RATIO} * (${size})::float8 * (${size})
+      >= ${reach}::float8 * t.approved)`;
+    return `(SELECT ${n} AS part, w.id, w.created_at FROM ${newest('l.id, l.created_at')}
+           WHERE ${walk} AND ${needed} AND ${bits}
+           ORDER BY w.created_at DESC, w.id DESC LIMIT ${reach})
+         UNION ALL
+         (SELECT ${n}, c.id, c.created_at FROM (
+             SELECT l.id, l.created_at FROM libraries l
+             WHERE l.status = 'approved' AND ${collected} AND ${needed} AND NOT ${walk}
+             OFFSET 0) c
+           ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
+  };
+  const parts = [
+    part(1, 't.in_name', 't.in_name > 0', has('named'), named('l')),
+    part(
+      2,
+      't.total - t.in_name',
+      `t.total > t.in_name AND t.in_name < ${reach}`,
+      has('rest'),
+      `${inText('l')} AND NOT ${named('l')}`,
+    ),
+  ].join('\n         UNION ALL\n         ');
+  // A part's chunks end to end, built only when that part is walked (a CTE runs when first read): the name
+  // matches, and the others (a name token is a token of the text, so `in_name` lies within `approved`).
+  const ends = (
+    bits: string,
+  ) => `SELECT bookcase_bit_cat(coalesce(${bits}, B'0'::bit(8192)) ORDER BY g.chunk) AS bits
+       FROM generate_series(0, (SELECT max(c.chunk) FROM c)) g(chunk) LEFT JOIN c ON c.chunk = g.chunk`;
+  const counts = `SELECT x.total, x.in_name,
+         (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved
+       FROM (${s.counts}) x`;
+  const page = `SELECT ${selected} FROM (
+         SELECT * FROM (
+           ${parts}) u
+         ORDER BY u.part, u.created_at DESC, u.id DESC LIMIT ${lim} OFFSET ${off}) m
+       JOIN libraries l ON l.id = m.id ORDER BY m.part, m.created_at DESC, m.id DESC`;
+  return {
+    text: `WITH c AS MATERIALIZED (${s.chunks}), t AS MATERIALIZED (${counts}),
+         named AS MATERIALIZED (${ends('c.in_name')}), rest AS MATERIALIZED (${ends('c.approved & ~c.in_name')})
+       ${withTotal ? `SELECT t.total, p.* FROM t LEFT JOIN LATERAL (${page}) p ON true` : `SELECT p.* FROM t CROSS JOIN LATERAL (${page}) p`}`,
+    params: sql.params,
+  };
+}
+
 /** A substring filter on a place column, and the aggregates kept for it (migration 1765550000000). */
 export interface Place {
   column: 'city' | 'postal_code';

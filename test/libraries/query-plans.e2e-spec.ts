@@ -1,7 +1,7 @@
 /**
  * The list's statements, exactly as list-query.ts builds them for ApprovedListRepository, use their indexes: proximity the GiST index
  * on location, `q` library_search_prefixes for its counts and the newest-first index with the tsvector or the name's GIN
- * index for its page, `search` the trigram index on search_text. A few thousand rows
+ * index for its page, `search` library_search_tokens for its count (alone) or the trigram index on search_text. A few thousand rows
  * (generate_series) and VACUUM ANALYZE make the planner choose honestly; sequential scans are NOT disabled.
  */
 import request from 'supertest';
@@ -316,15 +316,56 @@ describe('query plans of the library list', () => {
     ).toEqual([]);
   });
 
-  it('search uses libraries_search_text_trgm_idx for the page and the count', async () => {
-    for (const plan of [await page({ search: 'quokka' }), await count({ search: 'Quokka' })]) {
+  it('search with another filter uses libraries_search_text_trgm_idx for the page and the count', async () => {
+    for (const plan of [
+      await page({ search: 'quokka', country: 'de' }),
+      await count({ search: 'Quokka', country: 'de' }),
+    ]) {
       expect(indexesOf(plan)).toContain('libraries_search_text_trgm_idx');
       expect(nodeTypes(plan)).not.toContain('Seq Scan');
     }
   });
 
-  it('a substring search finds its matches once for the count and the page', async () => {
-    for (const search of [{ search: 'quokka' }] as LibrarySearch[]) {
+  it('search alone is counted from library_search_tokens; a rare one collects its name matches by the name’s trigram index', async () => {
+    await withClient(db.url, (client) => client.query('VACUUM ANALYZE library_search_tokens'));
+    const counted = await count({ search: 'Quokka' });
+    expect(relationsOf(counted)).toEqual(['library_search_tokens']);
+    expect(indexesOf(counted)).toEqual(['library_search_tokens_trgm_idx']);
+    // With one space, from the pairs of neighbouring tokens.
+    expect(indexesOf(await count({ search: 'Bookcase 12' }))).toEqual([
+      'library_search_pairs_trgm_idx',
+    ]);
+    // Three matches each: in the address (the rest), in the name.
+    for (const [search, index] of [
+      ['quokka', 'libraries_search_text_trgm_idx'],
+      ['zauberschrank', 'libraries_approved_name_trgm_idx'],
+    ]) {
+      const ran = executed(await analyze(countAndPageQuery({ search }, null, 20, 0)));
+      const used = ran.flatMap((node) => (node['Index Name'] ? [node['Index Name']] : []));
+      expect([search, [...new Set(used)].sort()]).toEqual([
+        search,
+        [index, 'libraries_pkey', 'library_search_tokens_trgm_idx'].sort(),
+      ]);
+    }
+    // A common one walks the list newest first, index entries only.
+    const common = executed(await analyze(countAndPageQuery({ search: 'bookcase' }, null, 20, 0)));
+    expect(
+      common
+        .filter((node) => node['Relation Name'] === 'libraries')
+        .map((node) => node['Node Type']),
+    ).toEqual(expect.arrayContaining(['Index Only Scan']));
+    expect(
+      common
+        .filter(
+          (node) =>
+            node['Relation Name'] === 'libraries' && node['Node Type'] !== 'Index Only Scan',
+        )
+        .map((node) => node['Index Name']),
+    ).toEqual(['libraries_pkey']);
+  });
+
+  it('a substring search with another filter finds its matches once for the count and the page', async () => {
+    for (const search of [{ search: 'quokka', country: 'de' }] as LibrarySearch[]) {
       const plan = await explain(countAndPageQuery(search, null, 20, 0));
       const matchIndexes = indexesOf(plan).filter((name) => name !== 'libraries_pkey');
       expect(matchIndexes).toHaveLength(1);

@@ -4,6 +4,8 @@
  * ordering and radius_km with points a known distance apart.
  */
 import request from 'supertest';
+import { countQuery } from '../../src/libraries/list-query.js';
+import { withClient } from '../support/database.js';
 import { insertLibraries, type LibraryFixture } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -277,6 +279,230 @@ describe('library search and proximity', () => {
       expect(res.body.message).toBe('Validation error.');
       const locs = (res.body.details.errors as { loc: string[] }[]).map((error) => error.loc);
       expect(locs).toContainEqual(['query', field]);
+    });
+  });
+
+  /**
+   * `search` alone at scale (issue 22): its counts come from library_search_tokens (migration 1767500000000) and its
+   * pages walk the list or collect the matches. Both are checked against plain SQL on the folded text after every
+   * kind of write, on every page, at page sizes that take each way of reading a page (walk by bitmap, walk by row,
+   * collect; WALK_COST_RATIO against the ~180 approved rows here).
+   */
+  describe('search alone, against plain SQL after writes', () => {
+    const sql = (text: string, params: unknown[] = []) =>
+      withClient(db.url, async (client) => (await client.query(text, params)).rows);
+
+    const LONG = 'kobold'.repeat(75);
+    /**
+     * Substrings: tokenized (3–100 folded characters, at most one space) and not; across two fields; accents both
+     * ways; LIKE metacharacters.
+     */
+    const SEARCHES = [
+      'kobold',
+      'KÖBOLD',
+      'bücher',
+      'bucher',
+      'straße',
+      'strasse',
+      'stras',
+      'köln',
+      'koln',
+      'église',
+      'eglise',
+      '100%',
+      '%',
+      '_',
+      'e_e',
+      'lese_',
+      'snake_case',
+      '\\',
+      'c:\\te',
+      '0%',
+      '1011',
+      '066',
+      'e',
+      'ql',
+      'quelle  am',
+      'quelle am',
+      'am platz',
+      'kobold und',
+      'kobold und zwerg',
+      'ld und',
+      'kiste kobold',
+      'straße 5',
+      '5 50667',
+      'e am',
+      // `½` folds to ` 1/2`: with a space, and (the second) no three letters or digits in a row once folded, the
+      // statement's own fallback.
+      'ko½ld',
+      'o½l',
+      'und',
+      'nichtsdergleichen',
+      LONG.slice(3, 103),
+      LONG.slice(150, 250),
+      LONG.slice(3, 104),
+    ];
+
+    /** The approved libraries whose folded text holds `text`: name matches first, then newest first. */
+    const expected = async (text: string) =>
+      (
+        await sql(
+          `SELECT l.slug FROM libraries l
+           WHERE l.status = 'approved' AND strpos(l.search_text, lower(bookcase_unaccent($1))) > 0
+           ORDER BY strpos(lower(bookcase_unaccent(l.name)), lower(bookcase_unaccent($1))) > 0 DESC,
+                    l.created_at DESC, l.id DESC`,
+          [text],
+        )
+      ).map((row: { slug: string }) => row.slug);
+
+    /** Pages 1, 2, one in the middle and the last, at each page size: total and slugs as plain SQL has them. */
+    async function expectSearches(): Promise<void> {
+      for (const text of SEARCHES) {
+        const want = await expected(text);
+        for (const size of [50, 7, 2]) {
+          const last = Math.max(1, Math.ceil(want.length / size));
+          for (const page of new Set([1, 2, Math.ceil(last / 2), last])) {
+            const res = await list(
+              `search=${encodeURIComponent(text)}&page_size=${size}&page=${page}`,
+            );
+            const slugs = (res.body.items as { slug: string }[] | undefined)?.map(
+              (item) => item.slug,
+            );
+            expect([text, size, page, res.status, res.body.pagination?.total, slugs]).toEqual([
+              text,
+              size,
+              page,
+              200,
+              want.length,
+              // A page past the end is the last page.
+              want.slice((Math.min(page, last) - 1) * size, Math.min(page, last) * size),
+            ]);
+          }
+        }
+      }
+    }
+
+    /** library_search_tokens holds exactly the bits of a recount, and no empty row. */
+    async function expectTokensExact(): Promise<void> {
+      const missing = await sql(
+        `SELECT p.token, l.id FROM libraries l
+         CROSS JOIN bookcase_search_tokens(l.search_text, lower(bookcase_unaccent(l.name))) p
+         LEFT JOIN library_search_tokens s ON s.token = p.token AND s.chunk = l.id >> 13
+         WHERE l.status = 'approved'
+           AND (s.token IS NULL OR get_bit(s.approved, l.id & 8191) = 0
+                OR get_bit(s.in_name, l.id & 8191) <> p.in_name::int)`,
+      );
+      expect(missing).toEqual([]);
+      const kept = await sql(
+        `SELECT token || '|' || sum(bit_count(approved)) || '|' || sum(bit_count(in_name)) AS line
+         FROM library_search_tokens GROUP BY token ORDER BY token`,
+      );
+      const recount = await sql(
+        `SELECT p.token || '|' || count(*) || '|' || count(*) FILTER (WHERE p.in_name) AS line
+         FROM libraries l, bookcase_search_tokens(l.search_text, lower(bookcase_unaccent(l.name))) p
+         WHERE l.status = 'approved' GROUP BY p.token ORDER BY p.token`,
+      );
+      expect(kept).toEqual(recount);
+      expect(
+        await sql(
+          'SELECT count(*)::int AS n FROM library_search_tokens WHERE bit_count(approved) = 0',
+        ),
+      ).toEqual([{ n: 0 }]);
+    }
+
+    beforeAll(async () => {
+      // Ids across a chunk boundary (8,192 ids), in one statement; accents, LIKE metacharacters, double spaces, a
+      // token of 450 characters (kept as pieces).
+      await sql(
+        `INSERT INTO libraries (id, slug, name, description, address, city, country, postal_code, location,
+                                status, created_at)
+         SELECT 8100 + i, 'sub-' || i,
+                (ARRAY['Bücherkobold ' || i, 'Straßenregal', 'Café 100% Bücher', 'Lese_Ecke', 'Back\\slash Kiste',
+                       'Quelle  am Platz', 'Kobold'])[1 + i % 7],
+                (ARRAY['Kobold und Zwerg.', 'Rabatt 50%', 'snake_case', 'C:\\temp', '', $1,
+                       'Quelle am Platz'])[1 + i % 5 + i % 3],
+                (ARRAY['Hauptstraße 5', 'Rue de l’Église 2', '', 'Ko½ld 7'])[1 + i % 4],
+                (ARRAY['Köln', 'Koeln', 'Bern'])[1 + i % 4 % 3], 'DE',
+                (ARRAY['50667', '1011', 'AB_12', ''])[1 + i % 4],
+                ST_SetSRID(ST_MakePoint(7, 51), 4326)::geography,
+                CASE WHEN i % 6 = 0 THEN 'pending' WHEN i % 11 = 0 THEN 'rejected' ELSE 'approved' END,
+                timestamptz '2024-01-01' + (i * 7919 % 400) * interval '1 hour'
+         FROM generate_series(1, 180) AS i`,
+        [LONG],
+      );
+    });
+
+    it('counts a substring with at most one space from library_search_tokens alone, others from libraries', async () => {
+      const relations = async (text: string) => {
+        const statement = countQuery({ search: text });
+        const [row] = await sql(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params);
+        const names: string[] = [];
+        const walk = (node: { 'Relation Name'?: string; Plans?: unknown[] }) => {
+          if (node['Relation Name']) names.push(node['Relation Name']);
+          (node.Plans ?? []).forEach((child) => walk(child as typeof node));
+        };
+        walk((row as { 'QUERY PLAN': { Plan: { Plans?: unknown[] } }[] })['QUERY PLAN'][0].Plan);
+        return [...new Set(names)].sort();
+      };
+      for (const text of [
+        'kobold',
+        'KÖBOLD',
+        '100%',
+        'snake_case',
+        'kobold und',
+        LONG.slice(3, 103),
+      ]) {
+        expect([text, await relations(text)]).toEqual([text, ['library_search_tokens']]);
+      }
+      for (const text of [
+        'ql',
+        '%',
+        'e am',
+        'quelle  am',
+        'kobold und zwerg',
+        'o½l',
+        LONG.slice(3, 104),
+      ]) {
+        expect([text, await relations(text)]).toEqual([text, ['libraries']]);
+      }
+    });
+
+    it('answers the exact total and order of plain SQL after inserts, approvals, rejections, edits and deletions', async () => {
+      await expectTokensExact();
+      await expectSearches();
+      await sql(
+        `UPDATE libraries SET status = 'approved' WHERE slug IN ('sub-6', 'sub-12', 'sub-66')`,
+      );
+      await sql(
+        `UPDATE libraries SET status = 'rejected' WHERE slug IN ('sub-1', 'sub-7', 'sub-20')`,
+      );
+      await expectTokensExact();
+      await expectSearches();
+      // The text: a name that moves a match into the name (and out), a description, city, address, postal code.
+      await sql(`UPDATE libraries SET name = 'Kein Treffer' WHERE slug IN ('sub-14', 'sub-21')`);
+      await sql(`UPDATE libraries SET name = 'Quelle am Platz' WHERE slug = 'sub-2'`);
+      await sql(
+        `UPDATE libraries SET description = 'Bücher_Kobold 100%', city = 'Église', address = 'Ql 1',
+                              postal_code = '10110' WHERE slug IN ('sub-3', 'sub-4', 'sub-5')`,
+      );
+      // A word moved between name and description: the second write leaves `search_text` as it was, not the name.
+      await sql(
+        `UPDATE libraries SET name = 'Kobold und', description = 'Zwerg.' WHERE slug = 'sub-8'`,
+      );
+      await sql(
+        `UPDATE libraries SET name = 'Kobold', description = 'und Zwerg.' WHERE slug = 'sub-8'`,
+      );
+      await sql(`UPDATE libraries SET name = name, country = 'AT' WHERE slug LIKE 'sub-1%'`);
+      await expectTokensExact();
+      await expectSearches();
+      await sql(`DELETE FROM libraries WHERE slug IN ('sub-3', 'sub-9', 'sub-10', 'sub-100')`);
+      await expectTokensExact();
+      await expectSearches();
+      await sql(`UPDATE libraries SET status = 'pending' WHERE slug LIKE 'sub-%'`);
+      await expectTokensExact();
+      await expectSearches();
+      await sql(`DELETE FROM libraries WHERE slug LIKE 'sub-%'`);
+      await expectTokensExact();
     });
   });
 
