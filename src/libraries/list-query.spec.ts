@@ -255,7 +255,10 @@ describe('list-query', () => {
         /bookcase_search_walk\(tsvector_to_array\(.*\), \$\d+, false,/,
       );
       // Other filters: the bitmaps do not hold their matches.
-      for (const search of [{ q: 'buch', city: 'Köln' }, { q: 'buch', hasPhoto: true }]) {
+      for (const search of [
+        { q: 'buch', city: 'Köln' },
+        { q: 'buch', hasPhoto: true },
+      ]) {
         const other = countAndPageQuery(search, null, 20, 0).text;
         expect(other).not.toContain('bookcase_search_walk');
         expect(other).not.toContain('bits1');
