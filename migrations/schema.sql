@@ -681,13 +681,23 @@ CREATE FUNCTION public.bookcase_search_walk(lexemes text[], in_country character
         IF bits IS NULL THEN
           RETURN;
         END IF;
-        -- The LIMIT of no effect keeps the test above the ordered walk (see list-query.ts, textPageQuery).
-        RETURN QUERY
-          SELECT l.id, l.created_at FROM (
-            SELECT l.id, l.created_at FROM libraries l WHERE l.status = 'approved'
-            ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT 9007199254740991::bigint)) l
-          WHERE CASE WHEN (l.id >> 3) < octet_length(bits) THEN get_bit(bits, l.id # 7) = 1 ELSE false END
-          ORDER BY l.created_at DESC, l.id DESC LIMIT reach;
+        -- The LIMIT of no effect keeps the test above the ordered walk (see list-query.ts, textPageQuery). With a
+        -- country, its own index (libraries_approved_country_created_idx): only its libraries are walked.
+        IF in_country IS NULL THEN
+          RETURN QUERY
+            SELECT l.id, l.created_at FROM (
+              SELECT l.id, l.created_at FROM libraries l WHERE l.status = 'approved'
+              ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT 9007199254740991::bigint)) l
+            WHERE CASE WHEN (l.id >> 3) < octet_length(bits) THEN get_bit(bits, l.id # 7) = 1 ELSE false END
+            ORDER BY l.created_at DESC, l.id DESC LIMIT reach;
+        ELSE
+          RETURN QUERY
+            SELECT l.id, l.created_at FROM (
+              SELECT l.id, l.created_at FROM libraries l WHERE l.status = 'approved' AND l.country = in_country
+              ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT 9007199254740991::bigint)) l
+            WHERE CASE WHEN (l.id >> 3) < octet_length(bits) THEN get_bit(bits, l.id # 7) = 1 ELSE false END
+            ORDER BY l.created_at DESC, l.id DESC LIMIT reach;
+        END IF;
       END
       $$;
 
