@@ -22,6 +22,7 @@ import { CountrySearchBitmaps1766000000001 } from './1766000000001-country-searc
 import { ProximityUnitVector1766100000000 } from './1766100000000-proximity-unit-vector.js';
 import { PlaceCountsByCountry1766100000001 } from './1766100000001-place-counts-by-country.js';
 import { MapCellsRecountPlan1766900000000 } from './1766900000000-map-cells-recount-plan.js';
+import { SearchBitWalk1767000000000 } from './1767000000000-search-bit-walk.js';
 import { LibrariesWithoutPhoto1767100000000 } from './1767100000000-libraries-without-photo.js';
 import { SearchTokenBitmaps1767500000000 } from './1767500000000-search-token-bitmaps.js';
 
@@ -51,6 +52,7 @@ export const MIGRATIONS = [
   ProximityUnitVector1766100000000,
   PlaceCountsByCountry1766100000001,
   MapCellsRecountPlan1766900000000,
+  SearchBitWalk1767000000000,
   LibrariesWithoutPhoto1767100000000,
   SearchTokenBitmaps1767500000000,
 ];

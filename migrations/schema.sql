@@ -753,6 +753,53 @@ CREATE FUNCTION public.bookcase_search_tokens_sync() RETURNS trigger
       $_$;
 
 --
+-- Name: bookcase_search_walk(text[], character, boolean, integer); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_walk(lexemes text[], in_country character, name_part boolean, reach integer) RETURNS TABLE(library_id integer, library_created_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE
+    AS $$
+      DECLARE
+        bits bytea;
+      BEGIN
+        SELECT string_agg(y.gap || y.part_bits, ''::bytea ORDER BY y.chunk) INTO bits
+        FROM (SELECT m.chunk,
+                     decode(repeat('00', 1024 * (m.chunk - coalesce(lag(m.chunk) OVER (ORDER BY m.chunk), -1) - 1)),
+                            'hex') AS gap,
+                     substring(varbit_send(CASE WHEN name_part THEN m.named ELSE m.matched & ~m.named END) FROM 5)
+                       AS part_bits
+              FROM (SELECT x.chunk, bit_and(x.approved) AS matched, bit_and(x.in_name) AS named FROM (
+                      SELECT s.chunk, s.approved, s.in_name FROM library_search_bitmaps s
+                      WHERE s.prefix = ANY (lexemes)
+                      UNION ALL
+                      SELECT k.chunk, k.approved, k.approved FROM library_country_bitmaps k
+                      WHERE k.country = in_country) x
+                    GROUP BY x.chunk
+                    HAVING count(*) = cardinality(lexemes) + (in_country IS NOT NULL)::int) m) y;
+        IF bits IS NULL THEN
+          RETURN;
+        END IF;
+        -- The LIMIT of no effect keeps the test above the ordered walk (see list-query.ts, textPageQuery). With a
+        -- country, its own index (libraries_approved_country_created_idx): only its libraries are walked.
+        IF in_country IS NULL THEN
+          RETURN QUERY
+            SELECT l.id, l.created_at FROM (
+              SELECT l.id, l.created_at FROM libraries l WHERE l.status = 'approved'
+              ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT 9007199254740991::bigint)) l
+            WHERE CASE WHEN (l.id >> 3) < octet_length(bits) THEN get_bit(bits, l.id # 7) = 1 ELSE false END
+            ORDER BY l.created_at DESC, l.id DESC LIMIT reach;
+        ELSE
+          RETURN QUERY
+            SELECT l.id, l.created_at FROM (
+              SELECT l.id, l.created_at FROM libraries l WHERE l.status = 'approved' AND l.country = in_country
+              ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT 9007199254740991::bigint)) l
+            WHERE CASE WHEN (l.id >> 3) < octet_length(bits) THEN get_bit(bits, l.id # 7) = 1 ELSE false END
+            ORDER BY l.created_at DESC, l.id DESC LIMIT reach;
+        END IF;
+      END
+      $$;
+
+--
 -- Name: bookcase_unaccent(text); Type: FUNCTION; Schema: public; Owner: -
 --
 

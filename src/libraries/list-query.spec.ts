@@ -265,7 +265,25 @@ describe('list-query', () => {
       expect(
         text.match(/ORDER BY c\.created_at DESC, c\.id DESC LIMIT \(\$\d+::int \+ \$\d+::int\)/g),
       ).toHaveLength(2);
-      expect(text).toContain('t.in_name > 0 AND 16 * (t.in_name)::float8');
+      expect(text).toContain('t.in_name > 0 AND NOT t.bits1 AND 16 * (t.in_name)::float8');
+      // q alone (or with country alone): a long walk tests the bitmaps' bits, by bookcase_search_walk.
+      expect(text).toMatch(
+        /FROM bookcase_search_walk\(tsvector_to_array\(.*\), NULL, true, \(\$\d+::int \+ \$\d+::int\)\) w\s+WHERE t\.in_name > 0 AND t\.bits1 AND 16 \*/,
+      );
+      expect(text).toContain('bookcase_search_walk(');
+      expect(text).toMatch(/>= 4000::float8 \* \(c\.in_name\)\) AS bits1/);
+      expect(countAndPageQuery({ q: 'buch', country: 'de' }, null, 20, 0).text).toMatch(
+        /bookcase_search_walk\(tsvector_to_array\(.*\), \$\d+, false,/,
+      );
+      // Other filters: the bitmaps do not hold their matches.
+      for (const search of [
+        { q: 'buch', city: 'Köln' },
+        { q: 'buch', hasPhoto: true },
+      ]) {
+        const other = countAndPageQuery(search, null, 20, 0).text;
+        expect(other).not.toContain('bookcase_search_walk');
+        expect(other).not.toContain('bits1');
+      }
       expect(text).toContain('t.total > t.in_name AND t.in_name < (');
       expect(text).toMatch(
         /ORDER BY u\.part, u\.created_at DESC, u\.id DESC LIMIT \$\d+::int OFFSET \$\d+::int/,

@@ -517,6 +517,12 @@ const NAME_VECTOR = `to_tsvector('simple', bookcase_unaccent(l.name::text))`;
  */
 const WALK_COST_RATIO = 16;
 
+/**
+ * From this many index entries on, a bitmapped walk tests bits rather than tsvectors: the bits cost about 0.6 ms to
+ * build (a word's ~120 rows of library_search_bitmaps at 1M) and save about 0.17 µs per entry.
+ */
+const BIT_WALK_FROM = 4000;
+
 /** The words of a `q` list ordered by text (not by distance, and not a `search`); null for other lists. */
 function orderedTextWords(search: LibrarySearch): string | null {
   if (search.near || search.search || !search.q) return null;
@@ -530,6 +536,12 @@ interface TextConditions {
   textOnly: boolean;
   /** The parameter of `country` when it is the only other filter (counted with library_country_bitmaps). */
   country: string | null;
+  /**
+   * For `q` alone or with `country` alone: SQL that is true when library_search_bitmaps (and the country's) hold the
+   * matches exactly (every lexeme at most SEARCH_PREFIX_MAX_CHARS long), an immutable function of a constant, so
+   * computed when PostgreSQL plans the statement. Null for other lists, whose matches only `libraries` knows.
+   */
+  bitmapped: string | null;
   lexemes: string;
   /** The tsquery of all matches, and of the matches whose name holds every word. */
   all: string;
@@ -542,11 +554,14 @@ function textConditions(sql: Sql, search: LibrarySearch, words: string): TextCon
   const param = sql.param(words);
   // `country` alone besides `q` (the status and the country are the base's only conditions).
   const country = search.country && base.where.length === 2 ? search.country.toUpperCase() : null;
+  const textOnly = base.where.length === 1;
+  const lexemes = queryLexemesSql(param);
   return {
     where: base.whereClause(),
-    textOnly: base.where.length === 1,
+    textOnly,
     country: country === null ? null : sql.param(country),
-    lexemes: queryLexemesSql(param),
+    bitmapped: textOnly || country !== null ? `bookcase_search_prefixed(${lexemes})` : null,
+    lexemes,
     all: prefixTsQuerySql(param),
     name: prefixTsQuerySql(param, 'A'),
   };
@@ -565,10 +580,8 @@ function textConditions(sql: Sql, search: LibrarySearch, words: string): TextCon
 function textCounts(t: TextConditions): string {
   const counted = `SELECT count(*) AS total, count(*) FILTER (WHERE l.search_vector @@ ${t.name}) AS in_name
            FROM libraries l ${t.where} AND l.search_vector @@ ${t.all}`;
-  if (!t.textOnly && t.country === null)
-    return `SELECT total::int, in_name::int FROM (${counted}) c`;
-  // An immutable function of a constant: computed when the statement is planned, like the lexemes.
-  const prefixed = `bookcase_search_prefixed(${t.lexemes})`;
+  if (t.bitmapped === null) return `SELECT total::int, in_name::int FROM (${counted}) c`;
+  const prefixed = t.bitmapped;
   if (t.country !== null) {
     return `SELECT coalesce(sum(c.total), 0)::int AS total, coalesce(sum(c.in_name), 0)::int AS in_name FROM (
            ${counted} AND NOT ${prefixed}
@@ -600,10 +613,17 @@ function textCounts(t: TextConditions): string {
  * A page of a `q` list: the libraries whose name holds every word first, then the others, newest first within each
  * (decisions: "ranked name above description"). The counts come first (`t`, materialised: computed once); each part
  * then reads at most its first `offset + limit` rows, not at all when it is empty or lies past the page (a one-time
- * filter on `t`), in one of two ways chosen by its exact size: walking libraries_approved_created_search_idx newest
- * first and stopping after the page (many matches: index tuples only), or collecting its matches through a GIN index
- * and sorting them (few matches: a heap row each). Ranking every match with ts_rank read each match's heap row (at
- * 1M, `books`: 4 s cold).
+ * filter on `t`), in one of three ways chosen by its exact size (WALK_COST_RATIO, BIT_WALK_FROM):
+ *
+ * - walking libraries_approved_created_search_idx newest first, testing each entry's tsvector, and stopping after the
+ *   page (many matches: index entries only);
+ * - for a bitmapped list (`q` alone or with `country`) whose walk reads BIT_WALK_FROM entries or more (`t.bits1`,
+ *   `t.bits2`): the same walk by bookcase_search_walk (migration 1767000000000), which tests each library's bit in the
+ *   matches' bitmaps on the narrowest index of the order, or the country's (half the CPU per entry: `köln` page 6 at
+ *   1M, 33k entries, 12–14 → 6 ms; with `country` no heap row per entry: `köln` in DE, page 5, 107 → 5 ms);
+ * - collecting its matches through a GIN index and sorting them (few matches: a heap row each).
+ *
+ * Ranking every match with ts_rank read each match's heap row (at 1M, `books`: 4 s cold).
  */
 function textPageQuery(
   search: LibrarySearch,
@@ -612,6 +632,7 @@ function textPageQuery(
   offset: number,
   columns: (sql: Sql) => string,
   withTotal: boolean,
+  walkBy: TextWalk = { ratio: WALK_COST_RATIO, bitsFrom: BIT_WALK_FROM },
 ): Statement {
   const sql = new Sql();
   const selected = columns(sql);
@@ -620,22 +641,28 @@ function textPageQuery(
   const off = `${sql.param(offset)}::int`;
   // A constant when PostgreSQL plans the statement, so it plans each part for that many rows.
   const reach = `(${off} + ${lim})`;
+  const bitmapped = t.bitmapped !== null;
   const part = (n: number, size: string, needed: string, walked: string, collected: string) => {
-    const walk = `${WALK_COST_RATIO} * (${size})::float8 * (${size}) >= ${reach}::float8 * t.approved`;
+    const walk = `${walkBy.ratio} * (${size})::float8 * (${size}) >= ${reach}::float8 * t.approved`;
     // The walk filters the list newest first as an index gives it: the LIMIT of no effect is an InitPlan, whose value
     // the planner cannot know, so it plans the inner list for its first rows (an index in order) and the filter
     // cannot move below it. With the filter beside the order, PostgreSQL estimated three words' matches as a few
     // rows and read and sorted every match (`little free library`, 88,378 matches: 152k buffers, 1.1 s).
-    return `(SELECT ${n} AS part, l.id, l.created_at FROM (
+    const walkedPart = `(SELECT ${n} AS part, l.id, l.created_at FROM (
              SELECT l.id, l.created_at, l.search_vector FROM libraries l ${t.where}
              ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) l
-           WHERE ${walked} AND ${needed} AND ${walk}
-           ORDER BY l.created_at DESC, l.id DESC LIMIT ${reach})
-         UNION ALL
-         (SELECT ${n}, c.id, c.created_at FROM (
+           WHERE ${walked} AND ${needed} AND ${bitmapped ? `NOT t.bits${n} AND ${walk}` : walk}
+           ORDER BY l.created_at DESC, l.id DESC LIMIT ${reach})`;
+    const bitWalked = `(SELECT ${n}, w.library_id, w.library_created_at
+           FROM bookcase_search_walk(${t.lexemes}, ${t.country ?? 'NULL'}, ${n === 1}, ${reach}) w
+           WHERE ${needed} AND t.bits${n} AND ${walk})`;
+    const collectedPart = `(SELECT ${n}, c.id, c.created_at FROM (
              SELECT l.id, l.created_at FROM libraries l ${t.where} AND ${collected} AND ${needed} AND NOT ${walk}
              OFFSET 0) c
            ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
+    return (bitmapped ? [walkedPart, bitWalked, collectedPart] : [walkedPart, collectedPart]).join(
+      '\n         UNION ALL\n         ',
+    );
   };
   // `coalesce` hides the column from the GIN index, so a walked part is walked, whatever PostgreSQL estimates.
   const walkedVector = `coalesce(l.search_vector, ''::tsvector)`;
@@ -656,9 +683,16 @@ function textPageQuery(
       rest('l.search_vector'),
     ),
   ].join('\n         UNION ALL\n         ');
-  const counts = `SELECT c.total, c.in_name,
-         (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved
-       FROM (${textCounts(t)}) c`;
+  const approved = `(SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved`;
+  // Whether a part's walk tests bits (BIT_WALK_FROM). OFFSET 0: pulled up, the subquery of `approved` would be
+  // planned and run once per use.
+  const bitsOf = (size: string) =>
+    `(c.bitmapped AND ${reach}::float8 * c.approved >= ${walkBy.bitsFrom}::float8 * (${size}))`;
+  const counts = bitmapped
+    ? `SELECT c.*, ${bitsOf('c.in_name')} AS bits1, ${bitsOf('c.total - c.in_name')} AS bits2 FROM (
+         SELECT c.total, c.in_name, ${approved}, ${t.bitmapped} AS bitmapped FROM (${textCounts(t)}) c
+         OFFSET 0) c`
+    : `SELECT c.total, c.in_name, ${approved} FROM (${textCounts(t)}) c`;
   const page = `SELECT ${selected} FROM (
          SELECT * FROM (
            ${parts}) u
@@ -840,6 +874,30 @@ function substringPageQuery(
        ${withTotal ? `SELECT t.total, p.* FROM t LEFT JOIN LATERAL (${page}) p ON true` : `SELECT p.* FROM t CROSS JOIN LATERAL (${page}) p`}`,
     params: sql.params,
   };
+}
+
+/** What decides how a `q` page's parts are read: WALK_COST_RATIO and BIT_WALK_FROM unless a test forces a way. */
+export interface TextWalk {
+  ratio: number;
+  bitsFrom: number;
+}
+
+/**
+ * countAndPageQuery's statement for a list ordered by text, with other thresholds than the list's: tests force each
+ * way of reading a part with them (a ratio of 0 collects; a large one walks, testing bits from `bitsFrom` entries on).
+ * Null for other lists.
+ */
+export function textCountAndPageQuery(
+  search: LibrarySearch,
+  userId: number | null,
+  limit: number,
+  offset: number,
+  walk: TextWalk,
+): Statement | null {
+  const words = orderedTextWords(search);
+  if (!words) return null;
+  const listColumns = (sql: Sql) => [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
+  return textPageQuery(search, words, limit, offset, listColumns, true, walk);
 }
 
 /** A substring filter on a place column, and the aggregates kept for it (migration 1765550000000). */

@@ -2,9 +2,11 @@
  * `q` at scale (issue 22): library_search_prefixes stays equal to a recount through every kind of write (bulk
  * insert, approval, rejection, a new name or description, an unrelated change, deletion), each of its counts is the
  * number of approved libraries a prefix query matches (in the whole text, and in the name), and the list answers
- * the exact `total` and the order "name matches first, then newest first" on every page, across the two parts.
+ * the exact `total` and the order "name matches first, then newest first" on every page, across the two parts, and
+ * whichever way each part is read (collected, walked testing tsvectors, walked testing bits by bookcase_search_walk).
  */
 import request from 'supertest';
+import { textCountAndPageQuery, type TextWalk } from '../../src/libraries/list-query.js';
 import { withClient, type TestDatabase } from '../support/database.js';
 import type { TestApp } from '../support/app.js';
 import { useTestSuite } from '../support/suite.js';
@@ -198,6 +200,47 @@ describe('q: library_search_prefixes and the page order', () => {
         slugs.push(...(res.body.items as { slug: string }[]).map((item) => item.slug));
       }
       expect([words, country, slugs]).toEqual([words, country, expected]);
+      // The same pages with each way of reading a part forced, at page sizes that end inside a part and across both.
+      const ways: Record<string, TextWalk> = {
+        collected: { ratio: 0, bitsFrom: 0 },
+        'walked, tsvectors': { ratio: 1e9, bitsFrom: 1e12 },
+        'walked, bits': { ratio: 1e9, bitsFrom: 0 },
+      };
+      for (const [way, walk] of Object.entries(ways)) {
+        // Pages of 50 to the end (past it: no row), and the first pages of 7, which end inside a part.
+        for (const [size, end] of [
+          [50, expected.length + 50],
+          [7, 28],
+        ]) {
+          const forced: string[] = [];
+          const totals = new Set<number>();
+          await withClient(db.url, async (client) => {
+            for (let offset = 0; offset < end; offset += size) {
+              const statement = textCountAndPageQuery(
+                { q: words.join(' '), country: country ?? undefined },
+                null,
+                size,
+                offset,
+                walk,
+              )!;
+              const { rows } = await client.query<{ total: number; slug: string | null }>(
+                statement.text,
+                statement.params,
+              );
+              totals.add(rows[0].total);
+              forced.push(...rows.flatMap((row) => (row.slug === null ? [] : [row.slug])));
+            }
+          });
+          expect([words, country, way, size, [...totals], forced]).toEqual([
+            words,
+            country,
+            way,
+            size,
+            [expected.length],
+            expected.slice(0, end),
+          ]);
+        }
+      }
     }
     await sql(`DELETE FROM libraries WHERE slug LIKE 'words-%'`);
     await expectExact();
