@@ -100,6 +100,21 @@ describe('prepared list statements keep their generic plan', () => {
   const varied = (search: LibrarySearch, i: number): LibrarySearch =>
     search.country ? { ...search, country: COUNTRIES[i % COUNTRIES.length] } : search;
 
+  /**
+   * Runs `statement` prepared as `name` and unprepared on `client`: both must give the same rows (`label` says which
+   * run differed).
+   */
+  async function expectSameRows(
+    client: pg.Client,
+    name: string,
+    statement: { text: string; params: unknown[] },
+    label?: string,
+  ): Promise<void> {
+    const prepared = await client.query({ name, text: statement.text, values: statement.params });
+    const fresh = await client.query(statement.text, statement.params);
+    expect({ label, rows: prepared.rows }).toEqual({ label, rows: fresh.rows });
+  }
+
   async function genericPlans(client: pg.Client, name: string): Promise<number> {
     const { rows } = await client.query<{ generic_plans: string }>(
       'SELECT generic_plans FROM pg_prepared_statements WHERE name = $1',
@@ -115,14 +130,7 @@ describe('prepared list statements keep their generic plan', () => {
         const offset = (i % 3) * 20;
         const userId = i % 2 ? null : 1 + i;
         const statement = countAndPageQuery(varied(search, i), userId, 20, offset);
-        const name = `list_${userId === null ? 'anonymous' : 'reader'}`;
-        const prepared = await client.query({
-          name,
-          text: statement.text,
-          values: statement.params,
-        });
-        const fresh = await client.query(statement.text, statement.params);
-        expect(prepared.rows).toEqual(fresh.rows);
+        await expectSameRows(client, `list_${userId === null ? 'anonymous' : 'reader'}`, statement);
       }
       expect(await genericPlans(client, 'list_anonymous')).toBeGreaterThan(0);
       expect(await genericPlans(client, 'list_reader')).toBeGreaterThan(0);
@@ -137,13 +145,7 @@ describe('prepared list statements keep their generic plan', () => {
         const listed = varied({ ...search, ...place }, i);
         expect(countAndPagePrepared(listed)).toBe(true);
         const statement = countAndPageQuery(listed, i % 2 ? null : 1 + i, 10, (i % 3) * 10);
-        const prepared = await client.query({
-          name: `place_${i % 2 ? 'anonymous' : 'reader'}`,
-          text: statement.text,
-          values: statement.params,
-        });
-        const fresh = await client.query(statement.text, statement.params);
-        expect({ text, rows: prepared.rows }).toEqual({ text, rows: fresh.rows });
+        await expectSameRows(client, `place_${i % 2 ? 'anonymous' : 'reader'}`, statement, text);
       }
       expect(await genericPlans(client, 'place_anonymous')).toBeGreaterThan(0);
       expect(await genericPlans(client, 'place_reader')).toBeGreaterThan(0);
@@ -158,15 +160,8 @@ describe('prepared list statements keep their generic plan', () => {
         for (const [name, statement] of [
           ['circle', countAndPageQuery(search, null, 20, (i % 3) * 20)],
           ['grid', circleGridCountAndPageQuery(search, null, 20, (i % 3) * 20)!],
-        ] as const) {
-          const prepared = await client.query({
-            name,
-            text: statement.text,
-            values: statement.params,
-          });
-          const fresh = await client.query(statement.text, statement.params);
-          expect(prepared.rows).toEqual(fresh.rows);
-        }
+        ] as const)
+          await expectSameRows(client, name, statement);
       }
       expect(await genericPlans(client, 'circle')).toBeGreaterThan(0);
       expect(await genericPlans(client, 'grid')).toBeGreaterThan(0);
@@ -178,14 +173,11 @@ describe('prepared list statements keep their generic plan', () => {
     async (_name, search) => {
       await withClient(db.url, async (client) => {
         for (let i = 0; i < EXECUTIONS; i += 1) {
-          const statement = pageQuery(varied(search, i), null, 20, (i % 3) * 20);
-          const prepared = await client.query({
-            name: 'page',
-            text: statement.text,
-            values: statement.params,
-          });
-          const fresh = await client.query(statement.text, statement.params);
-          expect(prepared.rows).toEqual(fresh.rows);
+          await expectSameRows(
+            client,
+            'page',
+            pageQuery(varied(search, i), null, 20, (i % 3) * 20),
+          );
         }
         expect(await genericPlans(client, 'page')).toBeGreaterThan(0);
       });
