@@ -1006,7 +1006,7 @@ function matching(
   prepared: boolean,
   column: string,
 ): string {
-  const matches = placeMatches(place, alias, escaped);
+  const matches = (prepared ? hoistedMatches : placeMatches)(place, alias, escaped);
   if (!prepared || !country)
     return `${place.table} ${alias}
               WHERE ${matches}${country ? ` AND ${alias}.country = ${country}` : ''}`;
@@ -1023,7 +1023,7 @@ function matching(
  */
 function valuesOf(place: Place, escaped: string, country: string | null, folded: string): string {
   const column = `v.${place.column}`;
-  const matches = placeMatches(place, 'v', escaped);
+  const matches = hoistedMatches(place, 'v', escaped);
   if (!country)
     return `SELECT ${column}, v.country FROM ${place.table} v WHERE ${matches} AND v.approved > 0`;
   return `SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country FROM ${place.table} v
@@ -1060,7 +1060,7 @@ function placeCount(
         THEN (SELECT coalesce(sum(c.${column}), 0) FROM library_place_grams c
               WHERE c.gram = '${place.column}:' || ${folded}${inCountry})
         ELSE (SELECT coalesce(sum(c.${column}), 0) FROM ${matching(place, 'c', escaped, country, prepared, column)}) END)`,
-    ` AND ${placeMatches(place, 'l', escaped)}${country ? ` AND l.country = ${country}` : ''}`,
+    ` AND ${(prepared ? hoistedMatches : placeMatches)(place, 'l', escaped)}${country ? ` AND l.country = ${country}` : ''}`,
   );
 }
 
@@ -1105,7 +1105,7 @@ export function placeCountAndPageQuery(
   // filters): with the filters beside it, PostgreSQL estimated a few matches and read them all through the trigram
   // and country indexes and sorted them (`city=Oslo&country=NO`, 11,180 matches: 350–880 ms cold).
   const walking = new Sql(sql.params);
-  walking.and(placeMatches(place, 'w', value(likeEscape(filter.text), 'text')));
+  walking.and(hoistedMatches(place, 'w', value(likeEscape(filter.text), 'text')));
   if (search.country) walking.and(`w.country = ${value(search.country.toUpperCase(), 'char(2)')}`);
   // has_photo from probes (placePhoto) per entry that passed the place, never from the row.
   if (search.hasPhoto !== undefined) walking.and(placePhoto('w.id', search.hasPhoto));
@@ -1408,8 +1408,8 @@ function bothPlacesTotal(
   pairs: string,
 ): string {
   const where = [
-    placeMatches(PLACES.city, 'l', v.city.escaped),
-    placeMatches(PLACES.postalCode, 'l', v.postalCode.escaped),
+    hoistedMatches(PLACES.city, 'l', v.city.escaped),
+    hoistedMatches(PLACES.postalCode, 'l', v.postalCode.escaped),
     ...(v.country ? [`l.country = ${v.country}`] : []),
   ];
   return photoAwareCount(
