@@ -158,6 +158,22 @@ describe('list-query', () => {
     }
   });
 
+  it('reads a place filter’s page alone (past the end) with its count-and-page statement, prepared', () => {
+    for (const [search, table] of [
+      [{ city: 'Ber', country: 'gb' }, 'library_city_counts'],
+      [{ postalCode: '97', country: 'gb' }, 'library_postal_code_counts'],
+      [{ city: 'Mil', postalCode: '78', hasPhoto: true }, 'library_place_pairs'],
+    ] as const) {
+      const page = pageQuery(search, 7, 20, 100);
+      expectConsistent(page);
+      expect(page.text).toMatch(/^SELECT c\.\* FROM \(/);
+      expect(page.text).toContain(table);
+      expect(page.text).toMatch(/WHERE c\.id IS NOT NULL$/);
+      expect(page.params).toEqual(countAndPageQuery(search, 7, 20, 100).params);
+      expect(countAndPagePrepared(search)).toBe(true);
+    }
+  });
+
   it('reads no more rows for the page than the count found past the offset', () => {
     for (const search of [{}, { near: { lat: 1, lng: 1, radiusMeters: 200 } }, { city: 'x' }]) {
       const { text } = countAndPageQuery(search, null, 20, 40);

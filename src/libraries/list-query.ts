@@ -361,13 +361,23 @@ function selectPage(
   };
 }
 
-/** The page statement of a public list (also what query-plan tests EXPLAIN). */
+/**
+ * The page statement of a public list (also what query-plan tests EXPLAIN). A place filter's page (one place or both:
+ * read alone only when the requested page lay past the end) is its count-and-page statement's rows (each with a
+ * `total`, which nothing reads), prepared like it (countAndPagePrepared): as a plain substring condition on
+ * `libraries`, the last page of a sparse place walked the whole list (at 1M `country=GB&postal_code=97` page 10 of
+ * 118 matches: 0.4 s of CPU, 2.5–5 s under load).
+ */
 export function pageQuery(
   search: LibrarySearch,
   userId: number | null,
   limit: number,
   offset: number,
 ): Statement {
+  if (placeFilter(search) || bothPlaces(search)) {
+    const { text, params } = countAndPageQuery(search, userId, limit, offset);
+    return { text: `SELECT c.* FROM (${text}) c WHERE c.id IS NOT NULL`, params };
+  }
   return selectPage(search, limit, offset, (sql) =>
     [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', '),
   );
