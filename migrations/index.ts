@@ -25,6 +25,7 @@ import { MapCellsRecountPlan1766900000000 } from './1766900000000-map-cells-reco
 import { SearchBitWalk1767000000000 } from './1767000000000-search-bit-walk.js';
 import { LibrariesWithoutPhoto1767100000000 } from './1767100000000-libraries-without-photo.js';
 import { SearchTokenBitmaps1767500000000 } from './1767500000000-search-token-bitmaps.js';
+import { LibraryPlacePairs1767700000000 } from './1767700000000-library-place-pairs.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   SearchBitWalk1767000000000,
   LibrariesWithoutPhoto1767100000000,
   SearchTokenBitmaps1767500000000,
+  LibraryPlacePairs1767700000000,
 ];

@@ -274,6 +274,48 @@ CREATE FUNCTION public.bookcase_library_place_counts_sync() RETURNS trigger
       $$;
 
 --
+-- Name: bookcase_library_place_pairs_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_library_place_pairs_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          
+  INSERT INTO library_place_pairs AS c (city, country, postal_code, approved, with_photo)
+  SELECT d.city, d.country, d.postal_code, sum(d.approved), sum(d.with_photo) FROM (SELECT r.city, r.postal_code, r.country, 1 AS approved,
+          CASE WHEN r.photo_key IS NULL THEN 0 ELSE 1 END AS with_photo
+   FROM new_rows r WHERE r.status = 'approved') d
+  GROUP BY 1, 2, 3 HAVING sum(d.approved) <> 0 OR sum(d.with_photo) <> 0 ORDER BY 1, 2, 3
+  ON CONFLICT (city, country, postal_code) DO UPDATE
+    SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+        ELSIF TG_OP = 'DELETE' THEN
+          
+  INSERT INTO library_place_pairs AS c (city, country, postal_code, approved, with_photo)
+  SELECT d.city, d.country, d.postal_code, sum(d.approved), sum(d.with_photo) FROM (SELECT r.city, r.postal_code, r.country, -1 AS approved,
+          CASE WHEN r.photo_key IS NULL THEN 0 ELSE -1 END AS with_photo
+   FROM old_rows r WHERE r.status = 'approved') d
+  GROUP BY 1, 2, 3 HAVING sum(d.approved) <> 0 OR sum(d.with_photo) <> 0 ORDER BY 1, 2, 3
+  ON CONFLICT (city, country, postal_code) DO UPDATE
+    SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+        ELSE
+          
+  INSERT INTO library_place_pairs AS c (city, country, postal_code, approved, with_photo)
+  SELECT d.city, d.country, d.postal_code, sum(d.approved), sum(d.with_photo) FROM (SELECT r.city, r.postal_code, r.country, -1 AS approved,
+          CASE WHEN r.photo_key IS NULL THEN 0 ELSE -1 END AS with_photo
+   FROM old_rows r WHERE r.status = 'approved' UNION ALL SELECT r.city, r.postal_code, r.country, 1 AS approved,
+          CASE WHEN r.photo_key IS NULL THEN 0 ELSE 1 END AS with_photo
+   FROM new_rows r WHERE r.status = 'approved') d
+  GROUP BY 1, 2, 3 HAVING sum(d.approved) <> 0 OR sum(d.with_photo) <> 0 ORDER BY 1, 2, 3
+  ON CONFLICT (city, country, postal_code) DO UPDATE
+    SET approved = c.approved + excluded.approved, with_photo = c.with_photo + excluded.with_photo;
+        END IF;
+        RETURN NULL;
+      END
+      $$;
+
+--
 -- Name: bookcase_library_status_favourites(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1205,6 +1247,18 @@ CREATE TABLE public.library_place_grams (
 );
 
 --
+-- Name: library_place_pairs; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_place_pairs (
+    city character varying(100) NOT NULL,
+    country character(2) NOT NULL,
+    postal_code character varying(20) NOT NULL,
+    approved integer NOT NULL,
+    with_photo integer NOT NULL
+);
+
+--
 -- Name: library_postal_code_counts; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1860,6 +1914,13 @@ ALTER TABLE ONLY public.library_place_grams
     ADD CONSTRAINT library_place_grams_pkey PRIMARY KEY (gram, country);
 
 --
+-- Name: library_place_pairs library_place_pairs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_place_pairs
+    ADD CONSTRAINT library_place_pairs_pkey PRIMARY KEY (city, country, postal_code) INCLUDE (approved, with_photo);
+
+--
 -- Name: library_postal_code_counts library_postal_code_counts_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2270,6 +2331,12 @@ CREATE INDEX library_photos_status_created_idx ON public.library_photos USING bt
 CREATE INDEX library_photos_thumbnail_key_idx ON public.library_photos USING btree (thumbnail_key);
 
 --
+-- Name: library_place_pairs_postal_code_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_place_pairs_postal_code_idx ON public.library_place_pairs USING btree (postal_code, country) INCLUDE (city, approved, with_photo);
+
+--
 -- Name: library_postal_code_counts_country_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2532,6 +2599,24 @@ CREATE TRIGGER libraries_place_counts_insert AFTER INSERT ON public.libraries RE
 --
 
 CREATE TRIGGER libraries_place_counts_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_place_counts_sync();
+
+--
+-- Name: libraries libraries_place_pairs_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_place_pairs_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_place_pairs_sync();
+
+--
+-- Name: libraries libraries_place_pairs_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_place_pairs_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_place_pairs_sync();
+
+--
+-- Name: libraries libraries_place_pairs_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER libraries_place_pairs_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_library_place_pairs_sync();
 
 --
 -- Name: libraries libraries_search_bitmaps_delete; Type: TRIGGER; Schema: public; Owner: -

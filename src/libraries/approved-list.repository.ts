@@ -14,7 +14,6 @@ import {
   isRanked,
   pageIdsQuery,
   pageQuery,
-  worthPreparing,
   type LibrarySearch,
   type Statement,
 } from './list-query.js';
@@ -167,7 +166,7 @@ export class ApprovedListRepository {
       return this.findByIds(ids, userId);
     }
     const { text, params } = pageQuery(search, userId, limit, offset);
-    return this.reader.read<ListItemRow>(text, params, worthPreparing(search));
+    return this.reader.read<ListItemRow>(text, params, countAndPagePrepared(search));
   }
 
   /** Approved libraries by id, in the order of `ids`. */

@@ -1,6 +1,7 @@
 import {
   byIdsQuery,
   circleGridCountAndPageQuery,
+  countAndPagePrepared,
   countAndPageQuery,
   countQuery,
   countsFromAggregate,
@@ -132,23 +133,45 @@ describe('list-query', () => {
     }
   });
 
-  it('counts both places from the smaller place’s index entries, and pages from the same', () => {
-    const search = { city: 'Ber', postalCode: '10', country: 'de', hasPhoto: true };
-    expect(countsFromAggregate(search)).toBe(true);
-    const count = countQuery(search);
-    expectConsistent(count);
-    for (const table of [
-      'library_city_counts',
-      'library_postal_code_counts',
-      'library_place_grams',
-    ])
-      expect(count.text).toContain(table);
-    const page = countAndPageQuery(search, 7, 20, 40);
-    expectConsistent(page);
-    expect(page.text).toContain('NOT t.city_drives');
-    expect(page.text).toMatch(
-      /LIMIT least\(\$\d+::int, greatest\(t\.total - (\$\d+::int|\(SELECT \$\d+::int\)), 0\)\)/,
-    );
+  it('counts both places from their pairs, and pages from the same pairs or a walk, prepared', () => {
+    for (const search of [
+      { city: 'Ber', postalCode: '10', country: 'de', hasPhoto: true },
+      { city: 'Ber', postalCode: '10' },
+    ]) {
+      expect(countsFromAggregate(search)).toBe(true);
+      expect(countAndPagePrepared(search)).toBe(true);
+      const count = countQuery(search);
+      expectConsistent(count);
+      expect(count.text).toContain('library_place_pairs');
+      expect(count.text).not.toMatch(/FROM libraries l\s*(WHERE|$)/);
+      const page = countAndPageQuery(search, 7, 20, 40);
+      expectConsistent(page);
+      expect(page.text).toContain('WITH pairs AS MATERIALIZED');
+      // Every value is a one-row subquery (the reader's id aside): one plan for all of them.
+      const hidden = page.text
+        .replace(/\(SELECT \$\d+::[a-z0-9()]+\)/g, '')
+        .replace(/f\.user_id = \$\d+/, '');
+      expect(hidden).not.toMatch(/\$\d+/);
+      expect(page.text).toMatch(
+        /LIMIT least\(\(SELECT \$\d+::int\)::int, greatest\(t\.total - \(SELECT \$\d+::int\)::int, 0\)\)/,
+      );
+    }
+  });
+
+  it('reads a place filter’s page alone (past the end) with its count-and-page statement, prepared', () => {
+    for (const [search, table] of [
+      [{ city: 'Ber', country: 'gb' }, 'library_city_counts'],
+      [{ postalCode: '97', country: 'gb' }, 'library_postal_code_counts'],
+      [{ city: 'Mil', postalCode: '78', hasPhoto: true }, 'library_place_pairs'],
+    ] as const) {
+      const page = pageQuery(search, 7, 20, 100);
+      expectConsistent(page);
+      expect(page.text).toMatch(/^SELECT c\.\* FROM \(/);
+      expect(page.text).toContain(table);
+      expect(page.text).toMatch(/WHERE c\.id IS NOT NULL$/);
+      expect(page.params).toEqual(countAndPageQuery(search, 7, 20, 100).params);
+      expect(countAndPagePrepared(search)).toBe(true);
+    }
   });
 
   it('reads no more rows for the page than the count found past the offset', () => {
