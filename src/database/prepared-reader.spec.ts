@@ -58,8 +58,13 @@ describe('PreparedRead', () => {
     });
     read.handleRowDescription({ fields });
     for (const row of rows) read.handleDataRow({ fields: row });
-    read.handleCommandComplete({ text: `SELECT ${rows.length}` } as never, null as never);
-    read.handleReadyForQuery(null as never);
+    // The rest of pg's Query, as the client calls it when the statement completes.
+    const query = read as unknown as {
+      handleCommandComplete(message: { text: string }, connection: null): void;
+      handleReadyForQuery(connection: null): void;
+    };
+    query.handleCommandComplete({ text: `SELECT ${rows.length}` }, null);
+    query.handleReadyForQuery(null);
     return answer;
   };
 
