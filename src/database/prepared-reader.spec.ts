@@ -1,5 +1,11 @@
+import type pg from 'pg';
 import type { DataSource } from 'typeorm';
-import { parameterText, PreparedReader } from './prepared-reader.js';
+import {
+  parameterText,
+  PreparedRead,
+  PreparedReader,
+  type StatementInfo,
+} from './prepared-reader.js';
 
 describe('parameterText', () => {
   it('gives parameters the text form pg sends', () => {
@@ -39,5 +45,64 @@ describe('PreparedReader capture', () => {
     await reader.read('SELECT 4', [], false);
     expect(reader.takeCapture()).toEqual([]);
     expect(queries).toHaveLength(5);
+  });
+});
+
+describe('PreparedRead', () => {
+  const field = (name: string, dataTypeID: number) =>
+    ({ name, dataTypeID, format: 'text' }) as pg.FieldDef;
+  const run = (statement: StatementInfo, fields: pg.FieldDef[], rows: (string | null)[][]) => {
+    let answer: { error?: Error; rows?: unknown[] } = {};
+    const read = new PreparedRead('s', 'SELECT', [], statement, (error, result) => {
+      answer = error ? { error } : { rows: result.rows };
+    });
+    read.handleRowDescription({ fields });
+    for (const row of rows) read.handleDataRow({ fields: row });
+    // The rest of pg's Query, as the client calls it when the statement completes.
+    const query = read as unknown as {
+      handleCommandComplete(message: { text: string }, connection: null): void;
+      handleReadyForQuery(connection: null): void;
+    };
+    query.handleCommandComplete({ text: `SELECT ${rows.length}` }, null);
+    query.handleReadyForQuery(null);
+    return answer;
+  };
+
+  it("parses rows as pg does, reuses a statement's shape and rebuilds it when the columns change", () => {
+    const statement: StatementInfo = { digest: 'd', shape: null };
+    const first = run(
+      statement,
+      [field('id', 23), field('at', 1184), field('ok', 16)],
+      [
+        ['1', '2026-11-24 21:00:00.5+00', 't'],
+        ['2', null, null],
+      ],
+    );
+    expect(first.rows).toEqual([
+      { id: 1, at: new Date('2026-11-24T21:00:00.500Z'), ok: true },
+      { id: 2, at: null, ok: null },
+    ]);
+    const shape = statement.shape;
+    expect(
+      run(statement, [field('id', 23), field('at', 1184), field('ok', 16)], [['3', null, 'f']])
+        .rows,
+    ).toEqual([{ id: 3, at: null, ok: false }]);
+    expect(statement.shape).toBe(shape);
+    // The same text describing other columns (another search_path, or the table altered): a new shape.
+    expect(run(statement, [field('id', 25), field('n', 20)], [['3', '42']]).rows).toEqual([
+      { id: '3', n: '42' },
+    ]);
+    expect(
+      Object.keys(
+        run(statement, [field('id', 25), field('n', 20)], [['4', null]]).rows![0] as object,
+      ),
+    ).toEqual(['id', 'n']);
+  });
+
+  it('fails the read when a value cannot be parsed, as pg does', () => {
+    const statement: StatementInfo = { digest: 'd', shape: null };
+    const answer = run(statement, [field('a', 1007)], [['{1,2']]);
+    expect(answer.error).toBeInstanceOf(Error);
+    expect(answer.rows).toBeUndefined();
   });
 });

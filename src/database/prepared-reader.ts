@@ -1,10 +1,111 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type pg from 'pg';
+import pg from 'pg';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
-import { FAST_TIMESTAMP_TYPES } from './timestamp-parser.js';
+import { FAST_TIMESTAMP_TYPES, type TypeParser } from './timestamp-parser.js';
+
+/** The columns a prepared statement returns, with their parsers and an empty row (every column null, in order). */
+interface RowShape {
+  fields: pg.FieldDef[];
+  parsers: TypeParser[];
+  empty: Record<string, unknown>;
+}
+
+/** A statement's name digest and, once it has returned rows, their shape. */
+export interface StatementInfo {
+  digest: string;
+  shape: RowShape | null;
+}
+
+/** The parts of pg's Query (internal, untyped) a PreparedRead sets or reads. */
+interface QueryInternals {
+  name: string;
+  types: typeof FAST_TIMESTAMP_TYPES;
+  _canceledDueToError: Error | false;
+  _result: { fields: pg.FieldDef[]; rows: unknown[] };
+}
+
+function sameFields(a: pg.FieldDef[], b: pg.FieldDef[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    if (
+      a[i].name !== b[i].name ||
+      a[i].dataTypeID !== b[i].dataTypeID ||
+      a[i].format !== b[i].format
+    )
+      return false;
+  }
+  return true;
+}
+
+function rowShape(fields: pg.FieldDef[]): RowShape {
+  const empty: Record<string, unknown> = {};
+  for (const field of fields) empty[field.name] = null;
+  return {
+    fields,
+    parsers: fields.map((field) =>
+      FAST_TIMESTAMP_TYPES.getTypeParser(
+        field.dataTypeID,
+        field.format === 'binary' ? 'binary' : 'text',
+      ),
+    ),
+    empty,
+  };
+}
+
+/**
+ * One execution of a named statement: pg's own Query (parse once per connection, bind, describe, execute, sync;
+ * its errors, timeouts and row-parse failures handled by pg), built from the statement's text so pg does not copy a
+ * config object's property descriptors, and answering through a callback rather than pg's promise. A result's
+ * column list (RowDescription) is the same at every execution of a statement, so its parsers and its empty row are
+ * built once per statement text (pg rebuilds both for every result) and reused while PostgreSQL describes the same
+ * columns; each row is then that empty row copied and filled, as pg's Result.parseRow does.
+ */
+export class PreparedRead extends pg.Query {
+  private shape: RowShape | null = null;
+
+  constructor(
+    name: string,
+    text: string,
+    values: unknown[],
+    private readonly statement: StatementInfo,
+    callback: (error: Error | undefined, result: { rows: unknown[] }) => void,
+  ) {
+    super(text, values, callback);
+    const self = this as unknown as QueryInternals;
+    self.name = name;
+    self.types = FAST_TIMESTAMP_TYPES;
+  }
+
+  handleRowDescription(message: { fields: pg.FieldDef[] }): void {
+    const known = this.statement.shape;
+    this.shape =
+      known && sameFields(known.fields, message.fields)
+        ? known
+        : (this.statement.shape = rowShape(message.fields));
+    (this as unknown as QueryInternals)._result.fields = message.fields;
+  }
+
+  handleDataRow(message: { fields: (string | null)[] }): void {
+    const self = this as unknown as QueryInternals;
+    const shape = this.shape;
+    if (self._canceledDueToError || !shape) return;
+    const values = message.fields;
+    const row: Record<string, unknown> = { ...shape.empty };
+    try {
+      for (let i = 0; i < values.length; i++) {
+        const value = values[i];
+        if (value !== null) row[shape.fields[i].name] = shape.parsers[i](value);
+      }
+    } catch (error) {
+      self._canceledDueToError = error as Error;
+      return;
+    }
+    self._result.rows.push(row);
+  }
+}
 
 /** A statement as PostgreSQL received it: parameters in their text form (what `pg` sends, typed `unknown`). */
 export interface CapturedStatement {
@@ -40,8 +141,8 @@ export function parameterText(value: unknown): string | null {
 export class PreparedReader {
   /** A random id per pooled connection (see read). */
   private readonly connectionIds = new WeakMap<pg.PoolClient, string>();
-  /** Statement text → digest (statements come in a few dozen shapes; hashing each time was measurable). */
-  private readonly digests = new Map<string, string>();
+  /** Statement text → its digest and row shape (statements come in a few dozen shapes; hashing each time was measurable). */
+  private readonly statements = new Map<string, StatementInfo>();
   /** `npm run bench` only (see BenchController): the next statements read, to replay them alone with pgbench. */
   private capture: { limit: number; statements: CapturedStatement[] } | null = null;
 
@@ -63,16 +164,18 @@ export class PreparedReader {
     if (id === undefined) this.connectionIds.set(client, (id = randomBytes(6).toString('hex')));
     // The name holds a random id of the connection too: the embedded database serves every connection (of this
     // process and of others) from one session, where two connections preparing one name would collide.
-    const name = `lib_${id}_${this.digest(text)}`;
+    const statement = this.statement(text);
+    const name = `lib_${id}_${statement.digest}`;
     try {
-      const result = await client.query<T & pg.QueryResultRow>({
-        name,
-        text,
-        values: params,
-        types: FAST_TIMESTAMP_TYPES,
+      const rows = await new Promise<T[]>((resolve, reject) => {
+        client.query(
+          new PreparedRead(name, text, params, statement, (error, result) =>
+            error ? reject(error) : resolve(result.rows as T[]),
+          ),
+        );
       });
       client.release();
-      return result.rows;
+      return rows;
     } catch (error) {
       // A failed connection is closed rather than handed to the next request (with its prepared statements).
       client.release(error as Error);
@@ -82,15 +185,15 @@ export class PreparedReader {
     }
   }
 
-  private digest(text: string): string {
-    let digest = this.digests.get(text);
-    if (digest === undefined) {
+  private statement(text: string): StatementInfo {
+    let statement = this.statements.get(text);
+    if (statement === undefined) {
       // Bounded in case a caller ever builds texts with values in them.
-      if (this.digests.size >= 1000) this.digests.clear();
-      digest = createHash('sha1').update(text).digest('base64url');
-      this.digests.set(text, digest);
+      if (this.statements.size >= 1000) this.statements.clear();
+      statement = { digest: createHash('sha1').update(text).digest('base64url'), shape: null };
+      this.statements.set(text, statement);
     }
-    return digest;
+    return statement;
   }
 
   /** Starts recording the next `limit` reads (replacing any earlier recording). */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 
-type TypeParser = (text: string) => unknown;
+export type TypeParser = (text: string) => unknown;
 
 const TIMESTAMPTZ_OID = 1184;
 const ZERO = 48;
