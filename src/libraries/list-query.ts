@@ -842,22 +842,23 @@ function substringTokenRows(v: SubstringValues, columns: string, gate: string): 
 
 /**
  * A page of a `search` alone: the libraries whose folded name holds the substring first, then the others, newest
- * first within each (decisions: "name matches first"; the order of addListConditions' rank). Counted and paged one of
- * two ways, chosen when the statement runs (`e.bitmaps`):
+ * first within each (decisions: "name matches first"; the order of addListConditions' rank). The counts come from
+ * the token bitmaps (`c`, `b`: the OR of the rows of the tokens that hold the substring), and the page is read one of
+ * two ways, chosen when the statement runs by the exact total (`b.parts`):
  *
- * - few matches (or a substring the tokens do not hold: soleSubstring's guess was wrong): every match is found in one
- *   scan of libraries_search_text_trgm_idx (a heap row each), counted, ranked and paged, as for `search` with other
- *   filters. Counting them from the bitmaps as well cost more than the scan: a 4-digit postal fragment (~1,000
- *   matches at 1M) is in ~700 token rows of one or two bits (bench/README, session 9, issue-22p);
- * - many: counted from the token bitmaps (`c`, `t`), then each part reads at most its first `offset + limit` rows,
- *   as textPageQuery's do, in one of two ways chosen by its exact size: walk the approved list newest first (index
- *   entries only), keeping the entries whose bit is set in the part's chunks laid end to end (`named`, `rest`;
- *   bookcase_bit_cat: bit `id` is library `id`), or collect the part through a trigram index (the name's,
- *   libraries_approved_name_trgm_idx, for the name part) and sort it.
+ * - few matches (or a substring the tokens do not hold: soleSubstring's guess was wrong, and the scan counts): every
+ *   match is found in one scan of libraries_search_text_trgm_idx (a heap row each) and ranked, its name matches from
+ *   the name's trigram index as one hashed set (`m`). The parts collected the same rows apart and folded each match's
+ *   name again: a 4-digit postal fragment (~1,000 matches at 1M) cost twice as much (bench/README, session 9,
+ *   issue-22p);
+ * - many: each part reads at most its first `offset + limit` rows, as textPageQuery's do, in one of two ways chosen
+ *   by its exact size: walk the approved list newest first (index entries only), keeping the entries whose bit is
+ *   set in the part's chunks laid end to end (`named`, `rest`; bookcase_bit_cat: bit `id` is library `id`), or
+ *   collect the part through a trigram index (the name's, libraries_approved_name_trgm_idx, for the name part) and
+ *   sort it.
  *
- * "Few" is what the parts would collect anyway: `SUBSTRING_WALK_COST_RATIO · n² < (offset + limit) · approved`, with
- * `n` the sum of the bits of the substring's token rows (at least the matches: a library with two such tokens counts
- * twice), added up row by row only until it reaches the bound (a common substring stops after its first rows).
+ * "Few" is what the parts would collect anyway: `SUBSTRING_WALK_COST_RATIO · total² < (offset + limit) · approved`
+ * (neither part is then walked).
  */
 function substringPageQuery(
   text: string,
@@ -872,30 +873,30 @@ function substringPageQuery(
   const v = substringValues(sql, text, limit, offset);
   const { lim, off } = v;
   const reach = `(${off} + ${lim})`;
-  const bitmaps = '(SELECT e.bitmaps FROM e)';
-  // Whether the bitmaps count: the running sum of the token rows' bits reaches the bound. The window adds up the rows
-  // as the scan gives them, and EXISTS stops at the first sum that reaches it.
-  const estimate = `SELECT a.approved, ${v.tokenized} AND EXISTS (
-           SELECT FROM (
-             SELECT sum(bit_count(r.approved)) OVER (ROWS UNBOUNDED PRECEDING) AS n
-             FROM (${substringTokenRows(v, 's.approved', 'true')}) r) r
-           WHERE ${ratios.bitmaps} * r.n::float8 * r.n >= ${reach}::float8 * a.approved) AS bitmaps
-         FROM (SELECT coalesce(sum(approved), 0)::int AS approved FROM library_country_counts) a`;
-  // Every match in one scan, when the bitmaps do not count. `named` (the rank) from the name's trigram index, one
+  // Per chunk, the OR of the bitmaps of every token that holds the substring (no row unless tokenized), and its
+  // exact counts; `parts`: whether the page is read by parts (many matches) rather than in one scan.
+  const chunks = `SELECT r.chunk, bit_or(r.approved) AS approved, bit_or(r.in_name) AS in_name FROM (
+           ${substringTokenRows(v, 's.chunk, s.approved, s.in_name', 'true')}) r GROUP BY r.chunk`;
+  const bitCounts = `SELECT b.*, b.tokenized
+             AND ${ratios.bitmaps} * b.total::float8 * b.total >= ${reach}::float8 * b.approved AS parts FROM (
+           SELECT coalesce(sum(bit_count(c.approved)), 0)::int AS total,
+             coalesce(sum(bit_count(c.in_name)), 0)::int AS in_name,
+             (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved,
+             ${v.tokenized} AS tokenized
+           FROM c OFFSET 0) b`;
+  // Every match in one scan, unless the page is read by parts. `named` (the rank) from the name's trigram index, one
   // hashed set: folding each match's name again (bookcase_unaccent) cost as much as the scan itself (at 1M, a postal
   // fragment's ~1,000 matches: 2.4 ms of 4.8).
   const scanned = `SELECT l.id, l.created_at, l.id IN (
              SELECT n.id FROM libraries n WHERE n.status = 'approved' AND ${nameLike('n', v.pattern)}) AS named
-           FROM libraries l WHERE NOT ${bitmaps} AND l.status = 'approved' AND l.search_text LIKE ${v.pattern}`;
-  // Per chunk, the OR of the bitmaps of every token that holds the substring, when the bitmaps count.
-  const chunks = `SELECT r.chunk, bit_or(r.approved) AS approved, bit_or(r.in_name) AS in_name FROM (
-           ${substringTokenRows(v, 's.chunk, s.approved, s.in_name', bitmaps)}) r GROUP BY r.chunk`;
-  // One of the two sums reads nothing: `c` or `m` is empty.
-  const counts = `SELECT coalesce(sum(x.total), 0)::int AS total, coalesce(sum(x.in_name), 0)::int AS in_name,
-           (SELECT e.approved FROM e) AS approved, ${bitmaps} AS bitmaps FROM (
-           SELECT bit_count(c.approved) AS total, bit_count(c.in_name) AS in_name FROM c
-           UNION ALL
-           SELECT count(*), count(*) FILTER (WHERE m.named) FROM m) x`;
+           FROM libraries l
+           WHERE NOT (SELECT b.parts FROM b) AND l.status = 'approved' AND l.search_text LIKE ${v.pattern}`;
+  // From the bitmaps; a substring the tokens do not hold is counted from the scan.
+  const counts = `SELECT
+           CASE WHEN b.tokenized THEN b.total ELSE (SELECT count(*) FROM m)::int END AS total,
+           CASE WHEN b.tokenized THEN b.in_name ELSE (SELECT count(*) FILTER (WHERE m.named) FROM m)::int END
+             AS in_name,
+           b.approved, b.parts FROM b`;
   // The entry's bit in a part's bitmap (CASE: get_bit fails past the end, and AND does not fix the order of its
   // tests).
   const has = (bitmap: 'named' | 'rest') =>
@@ -909,12 +910,12 @@ function substringPageQuery(
   const part = (n: number, size: string, needed: string, bits: string, collected: string) => {
     const walk = `(${ratios.walk} * (${size})::float8 * (${size}) >= ${reach}::float8 * t.approved)`;
     return `(SELECT ${n} AS part, w.id, w.created_at FROM ${newest('l.id, l.created_at')}
-           WHERE t.bitmaps AND ${walk} AND ${needed} AND ${bits}
+           WHERE t.parts AND ${walk} AND ${needed} AND ${bits}
            ORDER BY w.created_at DESC, w.id DESC LIMIT ${reach})
          UNION ALL
          (SELECT ${n}, c.id, c.created_at FROM (
              SELECT l.id, l.created_at FROM libraries l
-             WHERE t.bitmaps AND l.status = 'approved' AND ${collected} AND ${needed} AND NOT ${walk}
+             WHERE t.parts AND l.status = 'approved' AND ${collected} AND ${needed} AND NOT ${walk}
              OFFSET 0) c
            ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
   };
@@ -943,7 +944,7 @@ function substringPageQuery(
          ORDER BY u.part, u.created_at DESC, u.id DESC LIMIT ${lim} OFFSET ${off}) m
        JOIN libraries l ON l.id = m.id ORDER BY m.part, m.created_at DESC, m.id DESC`;
   return {
-    text: `WITH e AS MATERIALIZED (${estimate}), m AS MATERIALIZED (${scanned}), c AS MATERIALIZED (${chunks}),
+    text: `WITH c AS MATERIALIZED (${chunks}), b AS MATERIALIZED (${bitCounts}), m AS MATERIALIZED (${scanned}),
          t AS MATERIALIZED (${counts}),
          named AS MATERIALIZED (${ends('c.in_name')}), rest AS MATERIALIZED (${ends('c.approved & ~c.in_name')})
        ${withTotal ? `SELECT t.total, p.* FROM t LEFT JOIN LATERAL (${page}) p ON true` : `SELECT p.* FROM t CROSS JOIN LATERAL (${page}) p`}`,
@@ -952,9 +953,9 @@ function substringPageQuery(
 }
 
 /**
- * What decides how a `search` alone is read: from the bitmaps when `bitmaps · n² ≥ (offset + limit) · approved` (`n`
- * the sum of its token rows' bits), and then each part walked when `walk · size² ≥ (offset + limit) · approved`.
- * SUBSTRING_WALK_COST_RATIO for both unless a test forces a way (0: never; a large one: always).
+ * What decides how the page of a `search` alone is read: by parts when `bitmaps · total² ≥ (offset + limit) ·
+ * approved` (else in one scan), and then each part walked when `walk · size² ≥ (offset + limit) · approved` (else
+ * collected). SUBSTRING_WALK_COST_RATIO for both unless a test forces a way (0: never; a large one: always).
  */
 export interface SubstringRatios {
   bitmaps: number;
