@@ -29,15 +29,6 @@ const nodesOf = (node: PlanNode): PlanNode[] => [
   ...(node.Plans ?? []).flatMap((child) => nodesOf(child)),
 ];
 
-/** The indexes of the scans that ran (EXPLAIN ANALYZE: a branch not taken is never executed). */
-const ranIndexes = (plan: PlanNode) => [
-  ...new Set(
-    nodesOf(plan).flatMap((node) =>
-      node['Index Name'] && (node['Actual Loops'] ?? 0) > 0 ? [node['Index Name']] : [],
-    ),
-  ),
-];
-
 /** Whether the CTE `name` (`CTE c`: the bitmaps' OR per chunk; `CTE m`: the one scan) was read. */
 const cteRan = (plan: PlanNode, name: string) => {
   const cte = nodesOf(plan).find((node) => node['Subplan Name'] === `CTE ${name}`);
