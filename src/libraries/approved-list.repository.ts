@@ -13,6 +13,7 @@ import {
   countsFromAggregate,
   isRanked,
   pageIdsQuery,
+  pagePrepared,
   pageQuery,
   type LibrarySearch,
   type Statement,
@@ -166,7 +167,7 @@ export class ApprovedListRepository {
       return this.findByIds(ids, userId);
     }
     const { text, params } = pageQuery(search, userId, limit, offset);
-    return this.reader.read<ListItemRow>(text, params, countAndPagePrepared(search));
+    return this.reader.read<ListItemRow>(text, params, pagePrepared(search));
   }
 
   /** Approved libraries by id, in the order of `ids`. */

@@ -807,16 +807,68 @@ function substringCountQuery(text: string): Statement {
 }
 
 /**
+ * The values of a `search` alone's page statement, each a one-row subquery (an InitPlan, computed once), as
+ * pagingValue's are: the statement is prepared (countAndPagePrepared), and planning it took 1.2–1.5 ms at 1M (each of
+ * its six references to `libraries` weighs 25 indexes), more than running it for a rare substring. Hidden, the
+ * values give custom and generic plans one cost, and PostgreSQL keeps the generic plan; the branches (tokens or
+ * pairs, bitmaps or one scan, walk or collection) are one-time filters chosen when it runs.
+ */
+interface SubstringValues {
+  /** The LIKE pattern `%…%` of the folded text (substringPattern). */
+  pattern: string;
+  /** Whether library_search_tokens holds the substring's matches (bookcase_search_tokenized). */
+  tokenized: string;
+  /** Whether the folded text has a space: its matches are then in the pairs' rows, else in the tokens'. */
+  spaced: string;
+  lim: string;
+  off: string;
+}
+
+function substringValues(sql: Sql, text: string, limit: number, offset: number): SubstringValues {
+  const { folded, pattern } = substringPattern(`${sql.param(text)}::text`);
+  return {
+    pattern: `(SELECT ${pattern})`,
+    tokenized: `(SELECT bookcase_search_tokenized(${folded}))`,
+    spaced: `(SELECT strpos(${folded}, ' ') > 0)`,
+    lim: `(SELECT ${sql.param(limit)}::int)`,
+    off: `(SELECT ${sql.param(offset)}::int)`,
+  };
+}
+
+/**
+ * The rows of library_search_tokens whose token (or pair, for a substring with a space) holds the substring, with
+ * `columns`, when the tokens hold its matches and `gate` holds. Two branches, so each finds its partial trigram index
+ * (the index's predicate must follow from the statement's when it is planned, before the text is known).
+ */
+function substringTokenRows(v: SubstringValues, columns: string, gate: string): string {
+  return `SELECT ${columns} FROM library_search_tokens s
+             WHERE ${gate} AND ${v.tokenized} AND NOT ${v.spaced} AND strpos(s.token, ' ') = 0
+               AND s.token LIKE ${v.pattern}
+             UNION ALL
+             SELECT ${columns} FROM library_search_tokens s
+             WHERE ${gate} AND ${v.tokenized} AND ${v.spaced} AND strpos(s.token, ' ') > 0
+               AND s.token LIKE ${v.pattern}`;
+}
+
+/**
  * A page of a `search` alone: the libraries whose folded name holds the substring first, then the others, newest
- * first within each (decisions: "name matches first"; the order of addListConditions' rank). As textPageQuery: the
- * counts first (`t`), then each part reads at most its first `offset + limit` rows, in one of two ways chosen by its
- * exact size:
+ * first within each (decisions: "name matches first"; the order of addListConditions' rank). The counts come from
+ * the token bitmaps (`c`, `b`: the OR of the rows of the tokens that hold the substring), and the page is read one of
+ * two ways, chosen when the statement runs by the exact total (`b.parts`):
  *
- * - many matches: walk the approved list newest first (index entries only) and keep the entries whose bit is set in
- *   the part's chunks laid end to end (`named`, `rest`; bookcase_bit_cat: bit `id` is library `id`);
- * - few matches, or a substring the bitmaps cannot count after all (soleSubstring's guess was wrong): collect them
- *   through a trigram index (the name's, libraries_approved_name_trgm_idx, for the name part: the text's would give
- *   every match of the text) and sort them.
+ * - few matches (or a substring the tokens do not hold: soleSubstring's guess was wrong, and the scan counts): every
+ *   match is found in one scan of libraries_search_text_trgm_idx (a heap row each) and ranked, its name matches from
+ *   the name's trigram index as one hashed set (`m`). The parts collected the same rows apart and folded each match's
+ *   name again: a 4-digit postal fragment (~1,000 matches at 1M) cost twice as much (bench/README, session 9,
+ *   issue-22p);
+ * - many: each part reads at most its first `offset + limit` rows, as textPageQuery's do, in one of two ways chosen
+ *   by its exact size: walk the approved list newest first (index entries only), keeping the entries whose bit is
+ *   set in the part's chunks laid end to end (`named`, `rest`; bookcase_bit_cat: bit `id` is library `id`), or
+ *   collect the part through a trigram index (the name's, libraries_approved_name_trgm_idx, for the name part) and
+ *   sort it.
+ *
+ * "Few" is what the parts would collect anyway: `SUBSTRING_WALK_COST_RATIO · total² < (offset + limit) · approved`
+ * (neither part is then walked).
  */
 function substringPageQuery(
   text: string,
@@ -824,33 +876,56 @@ function substringPageQuery(
   offset: number,
   columns: (sql: Sql) => string,
   withTotal: boolean,
+  ratios: SubstringRatios = { bitmaps: SUBSTRING_WALK_COST_RATIO, walk: SUBSTRING_WALK_COST_RATIO },
 ): Statement {
   const sql = new Sql();
   const selected = columns(sql);
-  const s = substringConditions(sql, text);
-  const lim = `${sql.param(limit)}::int`;
-  const off = `${sql.param(offset)}::int`;
+  const v = substringValues(sql, text, limit, offset);
+  const { lim, off } = v;
   const reach = `(${off} + ${lim})`;
+  // Per chunk, the OR of the bitmaps of every token that holds the substring (no row unless tokenized), and its
+  // exact counts; `parts`: whether the page is read by parts (many matches) rather than in one scan.
+  const chunks = `SELECT r.chunk, bit_or(r.approved) AS approved, bit_or(r.in_name) AS in_name FROM (
+           ${substringTokenRows(v, 's.chunk, s.approved, s.in_name', 'true')}) r GROUP BY r.chunk`;
+  const bitCounts = `SELECT b.*, b.tokenized
+             AND ${ratios.bitmaps} * b.total::float8 * b.total >= ${reach}::float8 * b.approved AS parts FROM (
+           SELECT coalesce(sum(bit_count(c.approved)), 0)::int AS total,
+             coalesce(sum(bit_count(c.in_name)), 0)::int AS in_name,
+             (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved,
+             ${v.tokenized} AS tokenized
+           FROM c OFFSET 0) b`;
+  // Every match in one scan, unless the page is read by parts. `named` (the rank) from the name's trigram index, one
+  // hashed set: folding each match's name again (bookcase_unaccent) cost as much as the scan itself (at 1M, a postal
+  // fragment's ~1,000 matches: 2.4 ms of 4.8).
+  const scanned = `SELECT l.id, l.created_at, l.id IN (
+             SELECT n.id FROM libraries n WHERE n.status = 'approved' AND ${nameLike('n', v.pattern)}) AS named
+           FROM libraries l
+           WHERE NOT (SELECT b.parts FROM b) AND l.status = 'approved' AND l.search_text LIKE ${v.pattern}`;
+  // From the bitmaps; a substring the tokens do not hold is counted from the scan.
+  const counts = `SELECT
+           CASE WHEN b.tokenized THEN b.total ELSE (SELECT count(*) FROM m)::int END AS total,
+           CASE WHEN b.tokenized THEN b.in_name ELSE (SELECT count(*) FILTER (WHERE m.named) FROM m)::int END
+             AS in_name,
+           b.approved, b.parts FROM b`;
   // The entry's bit in a part's bitmap (CASE: get_bit fails past the end, and AND does not fix the order of its
   // tests).
   const has = (bitmap: 'named' | 'rest') =>
     `CASE WHEN w.id < bit_length((SELECT b.bits FROM ${bitmap} b))
       THEN get_bit((SELECT b.bits FROM ${bitmap} b), w.id) = 1 ELSE false END`;
-  const named = (alias: string) => nameLike(alias, s.pattern);
-  const inText = (alias: string) => `${alias}.search_text LIKE ${s.pattern}`;
+  const named = (alias: string) => nameLike(alias, v.pattern);
+  const inText = (alias: string) => `${alias}.search_text LIKE ${v.pattern}`;
   // The LIMIT of no effect keeps the filters above the ordered index scan (see textPageQuery).
   const newest = (cols: string) => `(SELECT ${cols} FROM libraries l WHERE l.status = 'approved'
              ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
   const part = (n: number, size: string, needed: string, bits: string, collected: string) => {
-    const walk = `(${s.tokenized} AND ${SUBSTRING_WALK_COST_RATIO} * (${size})::float8 * (${size})
-      >= ${reach}::float8 * t.approved)`;
+    const walk = `(${ratios.walk} * (${size})::float8 * (${size}) >= ${reach}::float8 * t.approved)`;
     return `(SELECT ${n} AS part, w.id, w.created_at FROM ${newest('l.id, l.created_at')}
-           WHERE ${walk} AND ${needed} AND ${bits}
+           WHERE t.parts AND ${walk} AND ${needed} AND ${bits}
            ORDER BY w.created_at DESC, w.id DESC LIMIT ${reach})
          UNION ALL
          (SELECT ${n}, c.id, c.created_at FROM (
              SELECT l.id, l.created_at FROM libraries l
-             WHERE l.status = 'approved' AND ${collected} AND ${needed} AND NOT ${walk}
+             WHERE t.parts AND l.status = 'approved' AND ${collected} AND ${needed} AND NOT ${walk}
              OFFSET 0) c
            ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
   };
@@ -863,6 +938,9 @@ function substringPageQuery(
       has('rest'),
       `${inText('l')} AND NOT ${named('l')}`,
     ),
+    // The one scan's matches, ranked.
+    `(SELECT CASE WHEN m.named THEN 1 ELSE 2 END, m.id, m.created_at FROM m
+           ORDER BY m.named DESC, m.created_at DESC, m.id DESC LIMIT ${reach})`,
   ].join('\n         UNION ALL\n         ');
   // A part's chunks end to end, built only when that part is walked (a CTE runs when first read): the name
   // matches, and the others (a name token is a token of the text, so `in_name` lies within `approved`).
@@ -870,20 +948,45 @@ function substringPageQuery(
     bits: string,
   ) => `SELECT bookcase_bit_cat(coalesce(${bits}, B'0'::bit(8192)) ORDER BY g.chunk) AS bits
        FROM generate_series(0, (SELECT max(c.chunk) FROM c)) g(chunk) LEFT JOIN c ON c.chunk = g.chunk`;
-  const counts = `SELECT x.total, x.in_name,
-         (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved
-       FROM (${s.counts}) x`;
   const page = `SELECT ${selected} FROM (
          SELECT * FROM (
            ${parts}) u
          ORDER BY u.part, u.created_at DESC, u.id DESC LIMIT ${lim} OFFSET ${off}) m
        JOIN libraries l ON l.id = m.id ORDER BY m.part, m.created_at DESC, m.id DESC`;
   return {
-    text: `WITH c AS MATERIALIZED (${s.chunks}), t AS MATERIALIZED (${counts}),
+    text: `WITH c AS MATERIALIZED (${chunks}), b AS MATERIALIZED (${bitCounts}), m AS MATERIALIZED (${scanned}),
+         t AS MATERIALIZED (${counts}),
          named AS MATERIALIZED (${ends('c.in_name')}), rest AS MATERIALIZED (${ends('c.approved & ~c.in_name')})
        ${withTotal ? `SELECT t.total, p.* FROM t LEFT JOIN LATERAL (${page}) p ON true` : `SELECT p.* FROM t CROSS JOIN LATERAL (${page}) p`}`,
     params: sql.params,
   };
+}
+
+/**
+ * What decides how the page of a `search` alone is read: by parts when `bitmaps · total² ≥ (offset + limit) ·
+ * approved` (else in one scan), and then each part walked when `walk · size² ≥ (offset + limit) · approved` (else
+ * collected). SUBSTRING_WALK_COST_RATIO for both unless a test forces a way (0: never; a large one: always).
+ */
+export interface SubstringRatios {
+  bitmaps: number;
+  walk: number;
+}
+
+/**
+ * countAndPageQuery's statement for a `search` alone, with other ratios than the list's (tests force each way of
+ * reading it with them). Null for other lists.
+ */
+export function substringCountAndPageQuery(
+  search: LibrarySearch,
+  userId: number | null,
+  limit: number,
+  offset: number,
+  ratios: SubstringRatios,
+): Statement | null {
+  const substring = soleSubstring(search);
+  if (!substring) return null;
+  const listColumns = (sql: Sql) => [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
+  return substringPageQuery(substring, limit, offset, listColumns, true, ratios);
 }
 
 /** What decides how a `q` page's parts are read: WALK_COST_RATIO and BIT_WALK_FROM unless a test forces a way. */
@@ -983,9 +1086,20 @@ export function placeFilter(search: LibrarySearch): { place: Place; text: string
  * (bothPlacesCountAndPageQuery, the same way: planned on every request it spent 1–5 ms planning at 1M). Planning was about a third of
  * a place filter's PostgreSQL time at 1M (0.5–1 ms of ~30 subqueries and both page plans, for 0.5–3 ms of execution).
  * Its page alone (pageQuery, a page past the end) stays unprepared: a plain substring condition on `libraries`,
- * whose best plan depends on the text.
+ * whose best plan depends on the text. A `search` alone (substringPageQuery) too: its values are one-row subqueries
+ * and its branches chosen when it runs, so one generic plan serves every text (planning it took 1.2–1.5 ms at 1M).
  */
 export function countAndPagePrepared(search: LibrarySearch): boolean {
+  return pagePrepared(search) || soleSubstring(search) !== null;
+}
+
+/**
+ * Whether pageQuery's statement (a page alone: past the end, or after a memoised count) is prepared: the lists whose
+ * page has one plan for every value (worthPreparing's, and the place filters, read through their count-and-page
+ * statement). A `search` alone is not: its page alone is a plain substring condition whose best plan depends on the
+ * text.
+ */
+export function pagePrepared(search: LibrarySearch): boolean {
   return worthPreparing(search) || placeFilter(search) !== null || bothPlaces(search);
 }
 

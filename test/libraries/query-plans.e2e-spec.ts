@@ -326,7 +326,7 @@ describe('query plans of the library list', () => {
     }
   });
 
-  it('search alone is counted from library_search_tokens; a rare one collects its name matches by the name’s trigram index', async () => {
+  it('search alone is counted from library_search_tokens; a rare one is found in one scan of the text’s trigram index', async () => {
     await withClient(db.url, (client) => client.query('VACUUM ANALYZE library_search_tokens'));
     const counted = await count({ search: 'Quokka' });
     expect(relationsOf(counted)).toEqual(['library_search_tokens']);
@@ -335,16 +335,19 @@ describe('query plans of the library list', () => {
     expect(indexesOf(await count({ search: 'Bookcase 12' }))).toEqual([
       'library_search_pairs_trgm_idx',
     ]);
-    // Three matches each: in the address (the rest), in the name.
-    for (const [search, index] of [
-      ['quokka', 'libraries_search_text_trgm_idx'],
-      ['zauberschrank', 'libraries_approved_name_trgm_idx'],
-    ]) {
+    // Three matches each, in the address, in the name: too few for the bitmaps (their token rows' bits are summed),
+    // so found in one scan, the name matches among them by the name's trigram index.
+    for (const search of ['quokka', 'zauberschrank']) {
       const ran = executed(await analyze(countAndPageQuery({ search }, null, 20, 0)));
       const used = ran.flatMap((node) => (node['Index Name'] ? [node['Index Name']] : []));
       expect([search, [...new Set(used)].sort()]).toEqual([
         search,
-        [index, 'libraries_pkey', 'library_search_tokens_trgm_idx'].sort(),
+        [
+          'libraries_approved_name_trgm_idx',
+          'libraries_pkey',
+          'libraries_search_text_trgm_idx',
+          'library_search_tokens_trgm_idx',
+        ],
       ]);
     }
     // A common one walks the list newest first, index entries only.
