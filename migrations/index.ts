@@ -25,6 +25,7 @@ import { MapCellsRecountPlan1766900000000 } from './1766900000000-map-cells-reco
 import { SearchBitWalk1767000000000 } from './1767000000000-search-bit-walk.js';
 import { LibrariesWithoutPhoto1767100000000 } from './1767100000000-libraries-without-photo.js';
 import { SearchTokenBitmaps1767500000000 } from './1767500000000-search-token-bitmaps.js';
+import { SearchShortGrams1767800000000 } from './1767800000000-search-short-grams.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   SearchBitWalk1767000000000,
   LibrariesWithoutPhoto1767100000000,
   SearchTokenBitmaps1767500000000,
+  SearchShortGrams1767800000000,
 ];

@@ -730,7 +730,8 @@ function nameLike(alias: string, pattern: string): string {
 /**
  * The text of a `search` that is its list's only filter (`q` aside: `search` wins over it) and that the token bitmaps
  * can most likely count (as bookcase_search_tokenized decides on the folded text: 3–100 characters, at most one
- * space, three letters or digits in a row); null otherwise. Others keep the plain statements, which find and rank
+ * space, three letters or digits in a row), or those of shortSubstringTable (1–2 characters, two spaces); null
+ * otherwise. Others keep the plain statements, which find and rank
  * every match in one scan: split into two parts, a 2-character substring read every approved name again (at 1M,
  * `10`: 1.1–1.5 s before, 3.9–8.2 s split). Where this guess and the folded text disagree (`½` folds to ` 1/2`), the
  * statement's own fallback counts the libraries: slower, never wrong.
@@ -743,11 +744,33 @@ function soleSubstring(search: LibrarySearch): string | null {
     text.length <= 100 &&
     text.split(' ').length <= 2 &&
     /[\p{L}\p{N}]{3}/u.test(text);
-  return tokenizable ? text : null;
+  return tokenizable || shortSubstringTable(text) ? text : null;
+}
+
+/**
+ * The table of migration 1767800000000 that most likely counts a substring library_search_tokens cannot (as
+ * bookcase_search_gram and bookcase_search_tripled decide on the folded text): library_search_grams for one or two
+ * characters without a space, library_search_triples for 3–100 characters with two spaces and three letters or
+ * digits in a row; null otherwise (tokens, or neither). A wrong guess costs the statement's own fallback, as in
+ * soleSubstring.
+ */
+function shortSubstringTable(
+  text: string,
+): 'library_search_grams' | 'library_search_triples' | null {
+  if ([...text].length <= 2 && !text.includes(' ')) return 'library_search_grams';
+  const tripled =
+    text.length >= 3 &&
+    text.length <= 100 &&
+    text.split(' ').length === 3 &&
+    /[\p{L}\p{N}]{3}/u.test(text);
+  return tripled ? 'library_search_triples' : null;
 }
 
 interface SubstringConditions {
-  /** Whether the substring is counted from library_search_tokens (bookcase_search_tokenized, a plan-time constant). */
+  /**
+   * Whether the substring is counted from bitmaps (library_search_tokens: bookcase_search_tokenized; or
+   * shortSubstringConditions' tables), a plan-time constant.
+   */
   tokenized: string;
   pattern: string;
   /** `c`: per chunk, the OR of the bitmaps of every token that holds the substring (no row unless tokenized). */
@@ -768,6 +791,8 @@ interface SubstringConditions {
  */
 function substringConditions(sql: Sql, text: string): SubstringConditions {
   const { folded, pattern } = substringPattern(sql.param(text));
+  const short = shortSubstringTable(text);
+  if (short) return shortSubstringConditions(short, folded, pattern);
   const tokenized = `bookcase_search_tokenized(${folded})`;
   // Tokens for a substring without a space, pairs for one with (each has its partial trigram index).
   const pairs = `CASE WHEN strpos(${folded}, ' ') > 0 THEN strpos(s.token, ' ') > 0
@@ -778,11 +803,50 @@ function substringConditions(sql: Sql, text: string): SubstringConditions {
     chunks: `SELECT s.chunk, bit_or(s.approved) AS approved, bit_or(s.in_name) AS in_name
            FROM library_search_tokens s WHERE ${tokenized} AND s.token LIKE ${pattern}
              AND ${pairs} GROUP BY s.chunk`,
-    counts: `SELECT coalesce(sum(x.total), 0)::int AS total, coalesce(sum(x.in_name), 0)::int AS in_name FROM (
+    counts: bitmapCounts(tokenized, pattern),
+  };
+}
+
+/**
+ * A row of the exact number of matches (`total`) and of name matches (`in_name`): the bits set in `c` when
+ * `bitmapped` (a plan-time constant), otherwise counted from the libraries (linear in the matches).
+ */
+function bitmapCounts(bitmapped: string, pattern: string): string {
+  return `SELECT coalesce(sum(x.total), 0)::int AS total, coalesce(sum(x.in_name), 0)::int AS in_name FROM (
            SELECT bit_count(c.approved) AS total, bit_count(c.in_name) AS in_name FROM c
            UNION ALL
            SELECT count(*), count(*) FILTER (WHERE ${nameLike('l', pattern)}) FROM libraries l
-           WHERE NOT ${tokenized} AND l.status = 'approved' AND l.search_text LIKE ${pattern}) x`,
+           WHERE NOT ${bitmapped} AND l.status = 'approved' AND l.search_text LIKE ${pattern}) x`;
+}
+
+/**
+ * substringConditions for a substring of one or two characters (one gram of library_search_grams: its rows are the
+ * matches) or with two spaces (in a window of three neighbouring tokens of library_search_triples: the OR of the
+ * rows of the windows that hold it, found through the table's trigram index). Migration 1767800000000; at 1M, both
+ * were a read of every heap page holding a match (`10`, 182,430 matches: 1.1–2.1 s cold).
+ */
+function shortSubstringConditions(
+  table: 'library_search_grams' | 'library_search_triples',
+  folded: string,
+  pattern: string,
+): SubstringConditions {
+  if (table === 'library_search_grams') {
+    const bitmapped = `bookcase_search_gram(${folded})`;
+    return {
+      tokenized: bitmapped,
+      pattern,
+      chunks: `SELECT s.chunk, s.approved, s.in_name FROM library_search_grams s
+           WHERE ${bitmapped} AND s.token = ${folded}`,
+      counts: bitmapCounts(bitmapped, pattern),
+    };
+  }
+  const bitmapped = `bookcase_search_tripled(${folded})`;
+  return {
+    tokenized: bitmapped,
+    pattern,
+    chunks: `SELECT s.chunk, bit_or(s.approved) AS approved, bit_or(s.in_name) AS in_name
+           FROM library_search_triples s WHERE ${bitmapped} AND s.token LIKE ${pattern} GROUP BY s.chunk`,
+    counts: bitmapCounts(bitmapped, pattern),
   };
 }
 
