@@ -31,12 +31,45 @@ export class SearchShortGrams1767800000000 implements MigrationInterface {
   transaction = false;
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.startTransaction();
-    try {
-      for (const table of ['library_search_grams', 'library_search_triples']) {
-        // Compressed down to the smallest row, kept in the row, as library_search_tokens' rows are (most rows are
-        // sparse: a rare gram, a window holding a house number and a postal code).
-        await queryRunner.query(`
+    // Resumable: after a failure part-way through the fill (the tables and triggers committed, the migration not
+    // recorded), a second run refills every chunk.
+    const [{ created }] = (await queryRunner.query(
+      `SELECT to_regclass('library_search_grams') IS NOT NULL AS created`,
+    )) as { created: boolean }[];
+    if (!created) await createTables(queryRunner);
+    const [{ last }] = (await queryRunner.query(
+      `SELECT coalesce(max(id), -1) >> 13 AS last FROM libraries`,
+    )) as { last: number }[];
+    for (let chunk = 0; chunk <= last; chunk += 1) await fillChunk(queryRunner, chunk);
+    // Outside a transaction: writes to `libraries` (whose triggers write this table) go on while it is built.
+    await queryRunner.query('DROP INDEX CONCURRENTLY IF EXISTS library_search_triples_trgm_idx');
+    await queryRunner.query(`
+      CREATE INDEX CONCURRENTLY library_search_triples_trgm_idx ON library_search_triples
+      USING gin (token gin_trgm_ops)`);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    for (const table of ['library_search_grams', 'library_search_triples']) {
+      for (const op of ['insert', 'update', 'delete'])
+        await queryRunner.query(`DROP TRIGGER ${table}_${op} ON libraries`);
+      await queryRunner.query(`DROP TABLE ${table}`);
+    }
+    await queryRunner.query('DROP FUNCTION bookcase_search_bits_sync()');
+    await queryRunner.query('DROP FUNCTION bookcase_search_tripled(text)');
+    await queryRunner.query('DROP FUNCTION bookcase_search_gram(text)');
+    await queryRunner.query('DROP FUNCTION bookcase_search_triples(text, text)');
+    await queryRunner.query('DROP FUNCTION bookcase_search_grams(text, text)');
+  }
+}
+
+/** The tables, their functions and triggers, in one transaction (empty: fillChunk fills them). */
+async function createTables(queryRunner: QueryRunner): Promise<void> {
+  await queryRunner.startTransaction();
+  try {
+    for (const table of ['library_search_grams', 'library_search_triples']) {
+      // Compressed down to the smallest row, kept in the row, as library_search_tokens' rows are (most rows are
+      // sparse: a rare gram, a window holding a house number and a postal code).
+      await queryRunner.query(`
           CREATE TABLE ${table} (
             token text NOT NULL,
             chunk integer NOT NULL,
@@ -44,11 +77,11 @@ export class SearchShortGrams1767800000000 implements MigrationInterface {
             in_name bit(8192) NOT NULL,
             PRIMARY KEY (token, chunk)
           ) WITH (toast_tuple_target = 128)`);
-        await queryRunner.query(`
-          ALTER TABLE ${table} ALTER COLUMN approved SET STORAGE MAIN, ALTER COLUMN in_name SET STORAGE MAIN`);
-      }
-      // The distinct substrings of one and two characters without a space of a folded text and of its folded name.
       await queryRunner.query(`
+          ALTER TABLE ${table} ALTER COLUMN approved SET STORAGE MAIN, ALTER COLUMN in_name SET STORAGE MAIN`);
+    }
+    // The distinct substrings of one and two characters without a space of a folded text and of its folded name.
+    await queryRunner.query(`
         CREATE FUNCTION bookcase_search_grams(folded text, folded_name text)
         RETURNS TABLE (token text, in_name boolean)
         LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -61,10 +94,10 @@ export class SearchShortGrams1767800000000 implements MigrationInterface {
           WHERE strpos(g.token, ' ') = 0
           GROUP BY g.token
         $$`);
-      // The windows of three neighbouring tokens (split on single spaces, as bookcase_search_tokens splits) of a
-      // folded text and of its folded name; a window over 200 characters as its pieces; only those with three
-      // letters or digits in a row.
-      await queryRunner.query(`
+    // The windows of three neighbouring tokens (split on single spaces, as bookcase_search_tokens splits) of a
+    // folded text and of its folded name; a window over 200 characters as its pieces; only those with three
+    // letters or digits in a row.
+    await queryRunner.query(`
         CREATE FUNCTION bookcase_search_triples(folded text, folded_name text)
         RETURNS TABLE (token text, in_name boolean)
         LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -83,23 +116,23 @@ export class SearchShortGrams1767800000000 implements MigrationInterface {
           WHERE p.piece ~ '[[:alnum:]]{3}'
           GROUP BY p.piece
         $$`);
-      // Whether a folded substring is one gram of library_search_grams, and whether library_search_triples counts it
-      // (3 to 100 characters, two spaces, three letters or digits in a row). Immutable: PostgreSQL decides when it
-      // plans a statement whose pattern is a constant.
-      await queryRunner.query(`
+    // Whether a folded substring is one gram of library_search_grams, and whether library_search_triples counts it
+    // (3 to 100 characters, two spaces, three letters or digits in a row). Immutable: PostgreSQL decides when it
+    // plans a statement whose pattern is a constant.
+    await queryRunner.query(`
         CREATE FUNCTION bookcase_search_gram(folded text) RETURNS boolean
         LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
           SELECT char_length(folded) BETWEEN 1 AND 2 AND strpos(folded, ' ') = 0
         $$`);
-      await queryRunner.query(`
+    await queryRunner.query(`
         CREATE FUNCTION bookcase_search_tripled(folded text) RETURNS boolean
         LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
           SELECT char_length(folded) BETWEEN 3 AND 100 AND cardinality(string_to_array(folded, ' ')) = 3
             AND folded ~ '[[:alnum:]]{3}'
         $$`);
-      // bookcase_search_tokens_sync for any table of this layout: TG_ARGV[0] is the table, TG_ARGV[1] the function
-      // that gives a library's keys (token, in_name) from its folded text and folded name.
-      await queryRunner.query(`
+    // bookcase_search_tokens_sync for any table of this layout: TG_ARGV[0] is the table, TG_ARGV[1] the function
+    // that gives a library's keys (token, in_name) from its folded text and folded name.
+    await queryRunner.query(`
         CREATE FUNCTION bookcase_search_bits_sync() RETURNS trigger LANGUAGE plpgsql AS $$
         DECLARE
           keys text := quote_ident(TG_ARGV[1]);
@@ -158,50 +191,28 @@ export class SearchShortGrams1767800000000 implements MigrationInterface {
           RETURN NULL;
         END
         $$`);
-      for (const [table, keys] of [
-        ['library_search_grams', 'bookcase_search_grams'],
-        ['library_search_triples', 'bookcase_search_triples'],
-      ]) {
-        const args = `'${table}', '${keys}'`;
-        await queryRunner.query(`
+    for (const [table, keys] of [
+      ['library_search_grams', 'bookcase_search_grams'],
+      ['library_search_triples', 'bookcase_search_triples'],
+    ]) {
+      const args = `'${table}', '${keys}'`;
+      await queryRunner.query(`
           CREATE TRIGGER ${table}_insert AFTER INSERT ON libraries
           REFERENCING NEW TABLE AS new_rows
           FOR EACH STATEMENT EXECUTE FUNCTION bookcase_search_bits_sync(${args})`);
-        await queryRunner.query(`
+      await queryRunner.query(`
           CREATE TRIGGER ${table}_update AFTER UPDATE ON libraries
           REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
           FOR EACH STATEMENT EXECUTE FUNCTION bookcase_search_bits_sync(${args})`);
-        await queryRunner.query(`
+      await queryRunner.query(`
           CREATE TRIGGER ${table}_delete AFTER DELETE ON libraries
           REFERENCING OLD TABLE AS old_rows
           FOR EACH STATEMENT EXECUTE FUNCTION bookcase_search_bits_sync(${args})`);
-      }
-      await queryRunner.commitTransaction();
-    } catch (error) {
-      await queryRunner.rollbackTransaction();
-      throw error;
     }
-    const [{ last }] = (await queryRunner.query(
-      `SELECT coalesce(max(id), -1) >> 13 AS last FROM libraries`,
-    )) as { last: number }[];
-    for (let chunk = 0; chunk <= last; chunk += 1) await fillChunk(queryRunner, chunk);
-    // Outside a transaction: writes to `libraries` (whose triggers write this table) go on while it is built.
-    await queryRunner.query(`
-      CREATE INDEX CONCURRENTLY library_search_triples_trgm_idx ON library_search_triples
-      USING gin (token gin_trgm_ops)`);
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    for (const table of ['library_search_grams', 'library_search_triples']) {
-      for (const op of ['insert', 'update', 'delete'])
-        await queryRunner.query(`DROP TRIGGER ${table}_${op} ON libraries`);
-      await queryRunner.query(`DROP TABLE ${table}`);
-    }
-    await queryRunner.query('DROP FUNCTION bookcase_search_bits_sync()');
-    await queryRunner.query('DROP FUNCTION bookcase_search_tripled(text)');
-    await queryRunner.query('DROP FUNCTION bookcase_search_gram(text)');
-    await queryRunner.query('DROP FUNCTION bookcase_search_triples(text, text)');
-    await queryRunner.query('DROP FUNCTION bookcase_search_grams(text, text)');
+    await queryRunner.commitTransaction();
+  } catch (error) {
+    await queryRunner.rollbackTransaction();
+    throw error;
   }
 }
 
