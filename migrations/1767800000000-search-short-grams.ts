@@ -41,6 +41,8 @@ export class SearchShortGrams1767800000000 implements MigrationInterface {
       `SELECT coalesce(max(id), -1) >> 13 AS last FROM libraries`,
     )) as { last: number }[];
     for (let chunk = 0; chunk <= last; chunk += 1) await fillChunk(queryRunner, chunk);
+    for (const table of ['library_search_grams', 'library_search_triples'])
+      await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS ${table}_fill_idx`);
     // Outside a transaction: writes to `libraries` (whose triggers write this table) go on while it is built.
     await queryRunner.query('DROP INDEX CONCURRENTLY IF EXISTS library_search_triples_trgm_idx');
     await queryRunner.query(`
@@ -79,6 +81,8 @@ async function createTables(queryRunner: QueryRunner): Promise<void> {
           ) WITH (toast_tuple_target = 128)`);
       await queryRunner.query(`
           ALTER TABLE ${table} ALTER COLUMN approved SET STORAGE MAIN, ALTER COLUMN in_name SET STORAGE MAIN`);
+      // Only for the fill, which deletes a chunk's rows (those a write left before its chunk was filled).
+      await queryRunner.query(`CREATE INDEX ${table}_fill_idx ON ${table} (chunk)`);
     }
     // The distinct substrings of one and two characters without a space of a folded text and of its folded name.
     await queryRunner.query(`

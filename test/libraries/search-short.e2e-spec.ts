@@ -229,26 +229,40 @@ describe('search of one or two characters, and phrases of several spaces', () =>
     await expectSearches();
   });
 
-  it('fills both tables chunk by chunk from the libraries already there', async () => {
+  it('fills both tables chunk by chunk from the libraries already there, also after writes before the fill', async () => {
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
-      // Just what the migration uses of a QueryRunner.
+      let failFill = true;
+      // Just what the migration uses of a QueryRunner; the first run stops where the first chunk's fill starts, with
+      // the tables and triggers committed (as a failure part-way would leave them).
       const runner = {
-        query: async (text: string, params?: unknown[]) => (await client.query(text, params)).rows,
+        query: async (text: string, params?: unknown[]) => {
+          if (failFill && text.includes('LOCK TABLE libraries')) throw new Error('stopped');
+          return (await client.query(text, params)).rows;
+        },
         startTransaction: async () => void (await client.query('BEGIN')),
         commitTransaction: async () => void (await client.query('COMMIT')),
         rollbackTransaction: async () => void (await client.query('ROLLBACK')),
       } as unknown as QueryRunner;
       const migration = new SearchShortGrams1767800000000();
       await migration.down(runner);
+      await expect(migration.up(runner)).rejects.toThrow('stopped');
+      // Writes to libraries of chunks not yet filled: their triggers toggle bits of rows the fill has not written
+      // (a deletion or rejection sets the bit it means to clear).
+      await sql(`UPDATE libraries SET status = 'rejected' WHERE slug IN ('short-2', 'short-95')`);
+      await sql(
+        `UPDATE libraries SET name = 'Zz Neu', description = 'Ql ql' WHERE slug = 'short-13'`,
+      );
+      await sql(`DELETE FROM libraries WHERE slug IN ('short-4', 'short-97')`);
+      expect(await sql('SELECT count(*)::int AS n FROM library_search_grams')).not.toEqual([
+        { n: 0 },
+      ]);
+      failFill = false;
       await migration.up(runner);
     } finally {
       await client.end();
     }
-    expect(await sql('SELECT count(*)::int AS n FROM library_search_grams')).not.toEqual([
-      { n: 0 },
-    ]);
     await expectTablesExact();
     await expectSearches();
     await sql(`UPDATE libraries SET status = 'pending' WHERE slug LIKE 'short-%'`);
