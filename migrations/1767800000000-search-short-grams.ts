@@ -84,17 +84,21 @@ async function createTables(queryRunner: QueryRunner): Promise<void> {
       // Only for the fill, which deletes a chunk's rows (those a write left before its chunk was filled).
       await queryRunner.query(`CREATE INDEX ${table}_fill_idx ON ${table} (chunk)`);
     }
-    // The distinct substrings of one and two characters without a space of a folded text and of its folded name.
+    // The distinct substrings of one and two characters without a space of a folded text and of its folded name:
+    // its characters, and its pairs from the first and from the second character on (substr by position walks the
+    // text from its start each time: 1.2 ms a library against 0.28).
     await queryRunner.query(`
         CREATE FUNCTION bookcase_search_grams(folded text, folded_name text)
         RETURNS TABLE (token text, in_name boolean)
         LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-          SELECT g.token, bool_or(g.in_name)
+          SELECT g.token, bool_or(d.in_name)
           FROM (SELECT false AS in_name, folded AS t UNION ALL SELECT true, folded_name) d
           CROSS JOIN LATERAL (
-            SELECT substr(d.t, i, n) AS token, d.in_name
-            FROM generate_series(1, char_length(d.t)) i, (VALUES (1), (2)) w(n)
-            WHERE i + n - 1 <= char_length(d.t)) g
+            SELECT c AS token FROM string_to_table(d.t, NULL) c
+            UNION ALL
+            SELECT m[1] FROM regexp_matches(d.t, '..', 'g') m
+            UNION ALL
+            SELECT m[1] FROM regexp_matches(substr(d.t, 2), '..', 'g') m) g
           WHERE strpos(g.token, ' ') = 0
           GROUP BY g.token
         $$`);

@@ -659,12 +659,14 @@ CREATE FUNCTION public.bookcase_search_gram(folded text) RETURNS boolean
 CREATE FUNCTION public.bookcase_search_grams(folded text, folded_name text) RETURNS TABLE(token text, in_name boolean)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-          SELECT g.token, bool_or(g.in_name)
+          SELECT g.token, bool_or(d.in_name)
           FROM (SELECT false AS in_name, folded AS t UNION ALL SELECT true, folded_name) d
           CROSS JOIN LATERAL (
-            SELECT substr(d.t, i, n) AS token, d.in_name
-            FROM generate_series(1, char_length(d.t)) i, (VALUES (1), (2)) w(n)
-            WHERE i + n - 1 <= char_length(d.t)) g
+            SELECT c AS token FROM string_to_table(d.t, NULL) c
+            UNION ALL
+            SELECT m[1] FROM regexp_matches(d.t, '..', 'g') m
+            UNION ALL
+            SELECT m[1] FROM regexp_matches(substr(d.t, 2), '..', 'g') m) g
           WHERE strpos(g.token, ' ') = 0
           GROUP BY g.token
         $$;
