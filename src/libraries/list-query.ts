@@ -777,6 +777,11 @@ interface SubstringConditions {
   chunks: string;
   /** A row of the exact number of matches (`total`) and of name matches (`in_name`), from `c` or counted. */
   counts: string;
+  /**
+   * Whether a small part is collected from the bits of `c` rather than through a trigram index (none narrows a
+   * substring of one or two characters: the index or the table would be read whole).
+   */
+  collectsBits?: boolean;
 }
 
 /**
@@ -838,6 +843,7 @@ function shortSubstringConditions(
       chunks: `SELECT s.chunk, s.approved, s.in_name FROM library_search_grams s
            WHERE ${bitmapped} AND s.token = ${folded}`,
       counts: bitmapCounts(bitmapped, pattern),
+      collectsBits: true,
     };
   }
   const bitmapped = `bookcase_search_tripled(${folded})`;
@@ -895,6 +901,12 @@ function substringPageQuery(
   // The LIMIT of no effect keeps the filters above the ordered index scan (see textPageQuery).
   const newest = (cols: string) => `(SELECT ${cols} FROM libraries l WHERE l.status = 'approved'
              ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
+  // A small part of a substring of one or two characters: its ids from the part's bits in `c`, each a probe of the
+  // primary key (when the bitmaps count it, a plan-time constant; otherwise the statement's own fallback).
+  const collect = (bits: string, like: string) =>
+    s.collectsBits
+      ? `CASE WHEN ${s.tokenized} THEN l.id IN (${bitIds(bits)}) ELSE ${like} END`
+      : like;
   const part = (n: number, size: string, needed: string, bits: string, collected: string) => {
     const walk = `(${s.tokenized} AND ${SUBSTRING_WALK_COST_RATIO} * (${size})::float8 * (${size})
       >= ${reach}::float8 * t.approved)`;
@@ -909,13 +921,13 @@ function substringPageQuery(
            ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
   };
   const parts = [
-    part(1, 't.in_name', 't.in_name > 0', has('named'), named('l')),
+    part(1, 't.in_name', 't.in_name > 0', has('named'), collect('c.in_name', named('l'))),
     part(
       2,
       't.total - t.in_name',
       `t.total > t.in_name AND t.in_name < ${reach}`,
       has('rest'),
-      `${inText('l')} AND NOT ${named('l')}`,
+      collect('c.approved & ~c.in_name', `${inText('l')} AND NOT ${named('l')}`),
     ),
   ].join('\n         UNION ALL\n         ');
   // A part's chunks end to end, built only when that part is walked (a CTE runs when first read): the name
@@ -938,6 +950,19 @@ function substringPageQuery(
        ${withTotal ? `SELECT t.total, p.* FROM t LEFT JOIN LATERAL (${page}) p ON true` : `SELECT p.* FROM t CROSS JOIN LATERAL (${page}) p`}`,
     params: sql.params,
   };
+}
+
+/**
+ * The ids whose bits are set in `bits` (an expression of the chunk rows `c`): each chunk's bits as text, split at
+ * its ones; a one ends each segment but the last, at the segments' running length. Linear in the chunks and the
+ * ids, not in the bits (a chunk's 8,192).
+ */
+function bitIds(bits: string): string {
+  return `SELECT (c.chunk << 13) + p.pos FROM c CROSS JOIN LATERAL (
+             SELECT (sum(char_length(u.seg) + 1) OVER (ORDER BY u.n))::int - 1 AS pos, u.n,
+               count(*) OVER () AS segments
+             FROM unnest(string_to_array((${bits})::text, '1')) WITH ORDINALITY u(seg, n)) p
+           WHERE bit_count(${bits}) > 0 AND p.n < p.segments`;
 }
 
 /** What decides how a `q` page's parts are read: WALK_COST_RATIO and BIT_WALK_FROM unless a test forces a way. */
