@@ -901,33 +901,45 @@ function substringPageQuery(
   // The LIMIT of no effect keeps the filters above the ordered index scan (see textPageQuery).
   const newest = (cols: string) => `(SELECT ${cols} FROM libraries l WHERE l.status = 'approved'
              ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
-  // A small part of a substring of one or two characters: its ids from the part's bits in `c`, each a probe of the
-  // primary key (when the bitmaps count it, a plan-time constant; otherwise the statement's own fallback).
-  const collect = (bits: string, like: string) =>
-    s.collectsBits
-      ? `CASE WHEN ${s.tokenized} THEN l.id IN (${bitIds(bits)}) ELSE ${like} END`
-      : like;
-  const part = (n: number, size: string, needed: string, bits: string, collected: string) => {
+  const part = (
+    n: number,
+    size: string,
+    needed: string,
+    bits: string,
+    collected: string,
+    chunkBits: string,
+  ) => {
     const walk = `(${s.tokenized} AND ${SUBSTRING_WALK_COST_RATIO} * (${size})::float8 * (${size})
       >= ${reach}::float8 * t.approved)`;
+    const throughIndex = `SELECT l.id, l.created_at FROM libraries l
+             WHERE l.status = 'approved' AND ${collected} AND ${needed} AND NOT ${walk}`;
+    // A small part of a substring of one or two characters (collectsBits): its ids from the part's bits in `c`,
+    // each a probe of the primary key (a scalar subquery: as a join or `IN`, PostgreSQL read every approved id and
+    // tested it against the set); through the index only as the statement's own fallback.
+    const collectedRows = s.collectsBits
+      ? `${throughIndex} AND NOT ${s.tokenized}
+             UNION ALL
+             SELECT b.id, (SELECT l.created_at FROM libraries l WHERE l.id = b.id)
+             FROM (${bitIds(chunkBits)}) b(id) WHERE ${s.tokenized} AND ${needed} AND NOT ${walk}`
+      : throughIndex;
     return `(SELECT ${n} AS part, w.id, w.created_at FROM ${newest('l.id, l.created_at')}
            WHERE ${walk} AND ${needed} AND ${bits}
            ORDER BY w.created_at DESC, w.id DESC LIMIT ${reach})
          UNION ALL
          (SELECT ${n}, c.id, c.created_at FROM (
-             SELECT l.id, l.created_at FROM libraries l
-             WHERE l.status = 'approved' AND ${collected} AND ${needed} AND NOT ${walk}
+             ${collectedRows}
              OFFSET 0) c
            ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
   };
   const parts = [
-    part(1, 't.in_name', 't.in_name > 0', has('named'), collect('c.in_name', named('l'))),
+    part(1, 't.in_name', 't.in_name > 0', has('named'), named('l'), 'c.in_name'),
     part(
       2,
       't.total - t.in_name',
       `t.total > t.in_name AND t.in_name < ${reach}`,
       has('rest'),
-      collect('c.approved & ~c.in_name', `${inText('l')} AND NOT ${named('l')}`),
+      `${inText('l')} AND NOT ${named('l')}`,
+      'c.approved & ~c.in_name',
     ),
   ].join('\n         UNION ALL\n         ');
   // A part's chunks end to end, built only when that part is walked (a CTE runs when first read): the name
