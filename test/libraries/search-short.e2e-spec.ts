@@ -227,7 +227,7 @@ describe('search of one or two characters, and phrases of several spaces', () =>
     );
     await expectTablesExact();
     await expectSearches();
-  });
+  }, 300_000); // Many searches and pages: 15 s quiet, 90 s at load 20.
 
   it('fills both tables chunk by chunk from the libraries already there, also after writes before the fill', async () => {
     const client = new pg.Client({ connectionString: db.url });
@@ -270,5 +270,5 @@ describe('search of one or two characters, and phrases of several spaces', () =>
     await sql(`DELETE FROM libraries WHERE slug LIKE 'short-%'`);
     await expectTablesExact();
     expect(await sql('SELECT count(*)::int AS n FROM library_search_grams')).toEqual([{ n: 0 }]);
-  });
+  }, 300_000);
 });
