@@ -496,7 +496,7 @@ describe('library search and proximity', () => {
       await expectSearches();
       await sql(`DELETE FROM libraries WHERE slug LIKE 'sub-%'`);
       await expectTokensExact();
-    });
+    }, 300_000); // Many searches and pages: about 15 s quiet, 80 s at load 13.
   });
 
   it.each(['q', 'search', 'city', 'postal_code'])(
