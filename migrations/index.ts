@@ -26,6 +26,7 @@ import { SearchBitWalk1767000000000 } from './1767000000000-search-bit-walk.js';
 import { LibrariesWithoutPhoto1767100000000 } from './1767100000000-libraries-without-photo.js';
 import { SearchTokenBitmaps1767500000000 } from './1767500000000-search-token-bitmaps.js';
 import { LibraryPlacePairs1767700000000 } from './1767700000000-library-place-pairs.js';
+import { SearchShortGrams1767800000000 } from './1767800000000-search-short-grams.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   LibrariesWithoutPhoto1767100000000,
   SearchTokenBitmaps1767500000000,
   LibraryPlacePairs1767700000000,
+  SearchShortGrams1767800000000,
 ];

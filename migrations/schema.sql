@@ -620,6 +620,100 @@ CREATE FUNCTION public.bookcase_search_bits(offsets integer[]) RETURNS bit
       $$;
 
 --
+-- Name: bookcase_search_bits_sync(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_bits_sync() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $_$
+        DECLARE
+          keys text := quote_ident(TG_ARGV[1]);
+          flips text;
+          empty_tokens text[];
+          empty_chunks integer[];
+        BEGIN
+          IF TG_OP = 'INSERT' THEN
+            flips := format($q$SELECT p.token, n.id, true AS approved, p.in_name
+              FROM new_rows n, %s(n.search_text, lower(bookcase_unaccent(n.name))) p
+              WHERE n.status = 'approved'$q$, keys);
+          ELSIF TG_OP = 'DELETE' THEN
+            flips := format($q$SELECT p.token, o.id, true AS approved, p.in_name
+              FROM old_rows o, %s(o.search_text, lower(bookcase_unaccent(o.name))) p
+              WHERE o.status = 'approved'$q$, keys);
+          ELSE
+            -- What differs between the old approved keys and the new approved ones: a key on one side only, or in
+            -- the name on one side only. Rows whose status, text and name stay as they were cost a join.
+            flips := format($q$SELECT d.token, d.id, count(*) = 1 AS approved,
+                count(*) FILTER (WHERE d.in_name) = 1 AS in_name
+              FROM (
+                SELECT p.token, o.id, p.in_name
+                FROM old_rows o JOIN new_rows n ON n.id = o.id,
+                  %1$s(o.search_text, lower(bookcase_unaccent(o.name))) p
+                WHERE o.status = 'approved'
+                  AND (n.status <> 'approved' OR n.search_text IS DISTINCT FROM o.search_text
+                       OR n.name IS DISTINCT FROM o.name)
+                UNION ALL
+                SELECT p.token, n.id, p.in_name
+                FROM old_rows o JOIN new_rows n ON n.id = o.id,
+                  %1$s(n.search_text, lower(bookcase_unaccent(n.name))) p
+                WHERE n.status = 'approved'
+                  AND (o.status <> 'approved' OR n.search_text IS DISTINCT FROM o.search_text
+                       OR n.name IS DISTINCT FROM o.name)
+              ) d GROUP BY d.token, d.id$q$, keys);
+          END IF;
+          EXECUTE format($s$
+            WITH toggled AS (
+              INSERT INTO %1$I AS s (token, chunk, approved, in_name)
+              SELECT f.token, f.id >> 13,
+                     bookcase_search_bits(coalesce(array_agg(f.id & 8191) FILTER (WHERE f.approved), '{}')),
+                     bookcase_search_bits(coalesce(array_agg(f.id & 8191) FILTER (WHERE f.in_name), '{}'))
+              FROM (%2$s) f WHERE f.approved OR f.in_name
+              GROUP BY 1, 2 ORDER BY 1, 2
+              ON CONFLICT (token, chunk) DO UPDATE
+                SET approved = s.approved # excluded.approved, in_name = s.in_name # excluded.in_name
+              RETURNING s.token, s.chunk, s.approved)
+            SELECT array_agg(t.token), array_agg(t.chunk) FROM toggled t WHERE bit_count(t.approved) = 0
+          $s$, TG_ARGV[0], flips) INTO empty_tokens, empty_chunks;
+          IF empty_tokens IS NOT NULL THEN
+            EXECUTE format($d$
+              DELETE FROM %I s USING unnest($1, $2) AS e(token, chunk)
+              WHERE s.token = e.token AND s.chunk = e.chunk AND bit_count(s.approved) = 0
+            $d$, TG_ARGV[0]) USING empty_tokens, empty_chunks;
+          END IF;
+          RETURN NULL;
+        END
+        $_$;
+
+--
+-- Name: bookcase_search_gram(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_gram(folded text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+          SELECT char_length(folded) BETWEEN 1 AND 2 AND strpos(folded, ' ') = 0
+        $$;
+
+--
+-- Name: bookcase_search_grams(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_grams(folded text, folded_name text) RETURNS TABLE(token text, in_name boolean)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+          SELECT g.token, bool_or(d.in_name)
+          FROM (SELECT false AS in_name, folded AS t UNION ALL SELECT true, folded_name) d
+          CROSS JOIN LATERAL (
+            SELECT c AS token FROM string_to_table(d.t, NULL) c
+            UNION ALL
+            SELECT m[1] FROM regexp_matches(d.t, '..', 'g') m
+            UNION ALL
+            SELECT m[1] FROM regexp_matches(substr(d.t, 2), '..', 'g') m) g
+          WHERE strpos(g.token, ' ') = 0
+          GROUP BY g.token
+        $$;
+
+--
 -- Name: bookcase_search_prefixed(text[]); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -793,6 +887,40 @@ CREATE FUNCTION public.bookcase_search_tokens_sync() RETURNS trigger
         RETURN NULL;
       END
       $_$;
+
+--
+-- Name: bookcase_search_tripled(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_tripled(folded text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+          SELECT char_length(folded) BETWEEN 3 AND 100 AND cardinality(string_to_array(folded, ' ')) = 3
+            AND folded ~ '[[:alnum:]]{3}'
+        $$;
+
+--
+-- Name: bookcase_search_triples(text, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_search_triples(folded text, folded_name text) RETURNS TABLE(token text, in_name boolean)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+          SELECT p.piece, bool_or(d.in_name)
+          FROM (SELECT false AS in_name, string_to_array(folded, ' ') AS a
+                UNION ALL
+                SELECT true, string_to_array(folded_name, ' ')) d
+          CROSS JOIN LATERAL (
+            SELECT d.a[i] || ' ' || d.a[i + 1] || ' ' || d.a[i + 2] AS x
+            FROM generate_subscripts(d.a, 1) i WHERE i + 2 <= cardinality(d.a)) t
+          CROSS JOIN LATERAL (
+            SELECT t.x AS piece WHERE char_length(t.x) <= 200
+            UNION ALL
+            SELECT substr(t.x, s, 200) FROM generate_series(1, char_length(t.x) - 99, 100) s
+            WHERE char_length(t.x) > 200) p
+          WHERE p.piece ~ '[[:alnum:]]{3}'
+          GROUP BY p.piece
+        $$;
 
 --
 -- Name: bookcase_search_walk(text[], character, boolean, integer); Type: FUNCTION; Schema: public; Owner: -
@@ -1283,6 +1411,20 @@ ALTER TABLE ONLY public.library_search_bitmaps ALTER COLUMN approved SET STORAGE
 ALTER TABLE ONLY public.library_search_bitmaps ALTER COLUMN in_name SET STORAGE MAIN;
 
 --
+-- Name: library_search_grams; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_search_grams (
+    token text NOT NULL,
+    chunk integer NOT NULL,
+    approved bit(8192) NOT NULL,
+    in_name bit(8192) NOT NULL
+)
+WITH (toast_tuple_target='128');
+ALTER TABLE ONLY public.library_search_grams ALTER COLUMN approved SET STORAGE MAIN;
+ALTER TABLE ONLY public.library_search_grams ALTER COLUMN in_name SET STORAGE MAIN;
+
+--
 -- Name: library_search_prefixes; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1305,6 +1447,20 @@ CREATE TABLE public.library_search_tokens (
 WITH (toast_tuple_target='128');
 ALTER TABLE ONLY public.library_search_tokens ALTER COLUMN approved SET STORAGE MAIN;
 ALTER TABLE ONLY public.library_search_tokens ALTER COLUMN in_name SET STORAGE MAIN;
+
+--
+-- Name: library_search_triples; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.library_search_triples (
+    token text NOT NULL,
+    chunk integer NOT NULL,
+    approved bit(8192) NOT NULL,
+    in_name bit(8192) NOT NULL
+)
+WITH (toast_tuple_target='128');
+ALTER TABLE ONLY public.library_search_triples ALTER COLUMN approved SET STORAGE MAIN;
+ALTER TABLE ONLY public.library_search_triples ALTER COLUMN in_name SET STORAGE MAIN;
 
 --
 -- Name: map_contribution_events; Type: TABLE; Schema: public; Owner: -
@@ -1935,6 +2091,13 @@ ALTER TABLE ONLY public.library_search_bitmaps
     ADD CONSTRAINT library_search_bitmaps_pkey PRIMARY KEY (prefix, chunk);
 
 --
+-- Name: library_search_grams library_search_grams_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_search_grams
+    ADD CONSTRAINT library_search_grams_pkey PRIMARY KEY (token, chunk);
+
+--
 -- Name: library_search_prefixes library_search_prefixes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1947,6 +2110,13 @@ ALTER TABLE ONLY public.library_search_prefixes
 
 ALTER TABLE ONLY public.library_search_tokens
     ADD CONSTRAINT library_search_tokens_pkey PRIMARY KEY (token, chunk);
+
+--
+-- Name: library_search_triples library_search_triples_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.library_search_triples
+    ADD CONSTRAINT library_search_triples_pkey PRIMARY KEY (token, chunk);
 
 --
 -- Name: map_contribution_events map_contribution_events_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -2361,6 +2531,12 @@ CREATE INDEX library_search_pairs_trgm_idx ON public.library_search_tokens USING
 CREATE INDEX library_search_tokens_trgm_idx ON public.library_search_tokens USING gin (token public.gin_trgm_ops) WHERE (strpos(token, ' '::text) = 0);
 
 --
+-- Name: library_search_triples_trgm_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_search_triples_trgm_idx ON public.library_search_triples USING gin (token public.gin_trgm_ops);
+
+--
 -- Name: map_contribution_events_actor_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2695,6 +2871,42 @@ CREATE TRIGGER library_photos_map_cells_insert AFTER INSERT ON public.library_ph
 --
 
 CREATE TRIGGER library_photos_map_cells_update AFTER UPDATE ON public.library_photos REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_map_cells_photos_sync();
+
+--
+-- Name: libraries library_search_grams_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER library_search_grams_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bits_sync('library_search_grams', 'bookcase_search_grams');
+
+--
+-- Name: libraries library_search_grams_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER library_search_grams_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bits_sync('library_search_grams', 'bookcase_search_grams');
+
+--
+-- Name: libraries library_search_grams_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER library_search_grams_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bits_sync('library_search_grams', 'bookcase_search_grams');
+
+--
+-- Name: libraries library_search_triples_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER library_search_triples_delete AFTER DELETE ON public.libraries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bits_sync('library_search_triples', 'bookcase_search_triples');
+
+--
+-- Name: libraries library_search_triples_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER library_search_triples_insert AFTER INSERT ON public.libraries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bits_sync('library_search_triples', 'bookcase_search_triples');
+
+--
+-- Name: libraries library_search_triples_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER library_search_triples_update AFTER UPDATE ON public.libraries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.bookcase_search_bits_sync('library_search_triples', 'bookcase_search_triples');
 
 --
 -- Name: map_contribution_events map_contribution_events_append_only; Type: TRIGGER; Schema: public; Owner: -

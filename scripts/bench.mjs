@@ -68,6 +68,7 @@ const SCENARIOS = [
   'search',
   'q-words',
   'search-words',
+  'search-short',
   'list-filters',
   'proximity-random',
   'detail',
@@ -620,6 +621,54 @@ const SEARCH_WORDS = [
   'bus stop',
 ];
 
+/**
+ * `search` of one or two characters and phrases of two spaces or more (issue 22, session 9): letters, digits, accents
+ * typed both ways, punctuation, and phrases of the seed's texts (src/cli/commands/seed-data.ts), common and rare.
+ */
+const SEARCH_SHORT = [
+  // one character
+  'e',
+  'a',
+  'k',
+  'ö',
+  'ü',
+  'ß',
+  'q',
+  'x',
+  '1',
+  '5',
+  '0',
+  '.',
+  '-',
+  // two characters
+  '10',
+  '12',
+  '99',
+  '80',
+  'er',
+  'st',
+  'ch',
+  'bü',
+  'bu',
+  'ue',
+  'øs',
+  'zz',
+  'qu',
+  // two spaces and more
+  'frankfurt am main',
+  'nimm ein buch',
+  'bring ein buch',
+  'take a book',
+  'leave a book',
+  'rund um die uhr',
+  'bücherschrank am bahnhof',
+  'little free library',
+  'next to the bus stop',
+  'book swap box on',
+  'am alten markt',
+  'rue de la paix',
+];
+
 /** Page numbers as people reach them: mostly the first, some the next few, rarely deep. */
 function realisticPage() {
   const r = Math.random();
@@ -655,6 +704,7 @@ function realisticGenerators(SEED_CITIES, fragments) {
         search: Math.random() < 1 / 6 ? pick(fragments) : pick(SEARCH_WORDS),
         ...pageOf(),
       }),
+    'search-short': () => query({ search: pick(SEARCH_SHORT), ...pageOf() }),
     // Each filter on or off independently, so all combinations occur; page sizes of the apps (10, 20, 50).
     'list-filters': () => {
       const city = pick(SEED_CITIES);

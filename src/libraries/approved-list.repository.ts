@@ -13,7 +13,6 @@ import {
   countsFromAggregate,
   isRanked,
   pageIdsQuery,
-  pagePrepared,
   pageQuery,
   type LibrarySearch,
   type Statement,
@@ -167,7 +166,7 @@ export class ApprovedListRepository {
       return this.findByIds(ids, userId);
     }
     const { text, params } = pageQuery(search, userId, limit, offset);
-    return this.reader.read<ListItemRow>(text, params, pagePrepared(search));
+    return this.reader.read<ListItemRow>(text, params, countAndPagePrepared(search));
   }
 
   /** Approved libraries by id, in the order of `ids`. */

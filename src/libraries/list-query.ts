@@ -740,7 +740,8 @@ function nameLike(alias: string, pattern: string): string {
 /**
  * The text of a `search` that is its list's only filter (`q` aside: `search` wins over it) and that the token bitmaps
  * can most likely count (as bookcase_search_tokenized decides on the folded text: 3–100 characters, at most one
- * space, three letters or digits in a row); null otherwise. Others keep the plain statements, which find and rank
+ * space, three letters or digits in a row), or those of shortSubstringTable (1–2 characters, two spaces); null
+ * otherwise. Others keep the plain statements, which find and rank
  * every match in one scan: split into two parts, a 2-character substring read every approved name again (at 1M,
  * `10`: 1.1–1.5 s before, 3.9–8.2 s split). Where this guess and the folded text disagree (`½` folds to ` 1/2`), the
  * statement's own fallback counts the libraries: slower, never wrong.
@@ -753,17 +754,44 @@ function soleSubstring(search: LibrarySearch): string | null {
     text.length <= 100 &&
     text.split(' ').length <= 2 &&
     /[\p{L}\p{N}]{3}/u.test(text);
-  return tokenizable ? text : null;
+  return tokenizable || shortSubstringTable(text) ? text : null;
+}
+
+/**
+ * The table of migration 1767800000000 that most likely counts a substring library_search_tokens cannot (as
+ * bookcase_search_gram and bookcase_search_tripled decide on the folded text): library_search_grams for one or two
+ * characters without a space, library_search_triples for 3–100 characters with two spaces and three letters or
+ * digits in a row; null otherwise (tokens, or neither). A wrong guess costs the statement's own fallback, as in
+ * soleSubstring.
+ */
+function shortSubstringTable(
+  text: string,
+): 'library_search_grams' | 'library_search_triples' | null {
+  if ([...text].length <= 2 && !text.includes(' ')) return 'library_search_grams';
+  const tripled =
+    text.length >= 3 &&
+    text.length <= 100 &&
+    text.split(' ').length === 3 &&
+    /[\p{L}\p{N}]{3}/u.test(text);
+  return tripled ? 'library_search_triples' : null;
 }
 
 interface SubstringConditions {
-  /** Whether the substring is counted from library_search_tokens (bookcase_search_tokenized, a plan-time constant). */
+  /**
+   * Whether the substring is counted from bitmaps (library_search_tokens: bookcase_search_tokenized; or
+   * shortSubstringConditions' tables), a plan-time constant.
+   */
   tokenized: string;
   pattern: string;
   /** `c`: per chunk, the OR of the bitmaps of every token that holds the substring (no row unless tokenized). */
   chunks: string;
   /** A row of the exact number of matches (`total`) and of name matches (`in_name`), from `c` or counted. */
   counts: string;
+  /**
+   * Whether a small part is collected from the bits of `c` rather than through a trigram index (none narrows a
+   * substring of one or two characters: the index or the table would be read whole).
+   */
+  collectsBits?: boolean;
 }
 
 /**
@@ -778,6 +806,8 @@ interface SubstringConditions {
  */
 function substringConditions(sql: Sql, text: string): SubstringConditions {
   const { folded, pattern } = substringPattern(sql.param(text));
+  const short = shortSubstringTable(text);
+  if (short) return shortSubstringConditions(short, folded, pattern);
   const tokenized = `bookcase_search_tokenized(${folded})`;
   // Tokens for a substring without a space, pairs for one with (each has its partial trigram index).
   const pairs = `CASE WHEN strpos(${folded}, ' ') > 0 THEN strpos(s.token, ' ') > 0
@@ -788,11 +818,51 @@ function substringConditions(sql: Sql, text: string): SubstringConditions {
     chunks: `SELECT s.chunk, bit_or(s.approved) AS approved, bit_or(s.in_name) AS in_name
            FROM library_search_tokens s WHERE ${tokenized} AND s.token LIKE ${pattern}
              AND ${pairs} GROUP BY s.chunk`,
-    counts: `SELECT coalesce(sum(x.total), 0)::int AS total, coalesce(sum(x.in_name), 0)::int AS in_name FROM (
+    counts: bitmapCounts(tokenized, pattern),
+  };
+}
+
+/**
+ * A row of the exact number of matches (`total`) and of name matches (`in_name`): the bits set in `c` when
+ * `bitmapped` (a plan-time constant), otherwise counted from the libraries (linear in the matches).
+ */
+function bitmapCounts(bitmapped: string, pattern: string): string {
+  return `SELECT coalesce(sum(x.total), 0)::int AS total, coalesce(sum(x.in_name), 0)::int AS in_name FROM (
            SELECT bit_count(c.approved) AS total, bit_count(c.in_name) AS in_name FROM c
            UNION ALL
            SELECT count(*), count(*) FILTER (WHERE ${nameLike('l', pattern)}) FROM libraries l
-           WHERE NOT ${tokenized} AND l.status = 'approved' AND l.search_text LIKE ${pattern}) x`,
+           WHERE NOT ${bitmapped} AND l.status = 'approved' AND l.search_text LIKE ${pattern}) x`;
+}
+
+/**
+ * substringConditions for a substring of one or two characters (one gram of library_search_grams: its rows are the
+ * matches) or with two spaces (in a window of three neighbouring tokens of library_search_triples: the OR of the
+ * rows of the windows that hold it, found through the table's trigram index). Migration 1767800000000; at 1M, both
+ * were a read of every heap page holding a match (`10`, 182,430 matches: 1.1–2.1 s cold).
+ */
+function shortSubstringConditions(
+  table: 'library_search_grams' | 'library_search_triples',
+  folded: string,
+  pattern: string,
+): SubstringConditions {
+  if (table === 'library_search_grams') {
+    const bitmapped = `bookcase_search_gram(${folded})`;
+    return {
+      tokenized: bitmapped,
+      pattern,
+      chunks: `SELECT s.chunk, s.approved, s.in_name FROM library_search_grams s
+           WHERE ${bitmapped} AND s.token = ${folded}`,
+      counts: bitmapCounts(bitmapped, pattern),
+      collectsBits: true,
+    };
+  }
+  const bitmapped = `bookcase_search_tripled(${folded})`;
+  return {
+    tokenized: bitmapped,
+    pattern,
+    chunks: `SELECT s.chunk, bit_or(s.approved) AS approved, bit_or(s.in_name) AS in_name
+           FROM library_search_triples s WHERE ${bitmapped} AND s.token LIKE ${pattern} GROUP BY s.chunk`,
+    counts: bitmapCounts(bitmapped, pattern),
   };
 }
 
@@ -816,8 +886,24 @@ function substringCountQuery(text: string): Statement {
 interface SubstringValues {
   /** The LIKE pattern `%…%` of the folded text (substringPattern). */
   pattern: string;
-  /** Whether library_search_tokens holds the substring's matches (bookcase_search_tokenized). */
+  /** The folded text. */
+  folded: string;
+  /**
+   * The bitmaps that most likely hold the substring's matches: library_search_tokens, or one of
+   * shortSubstringTable's (a different statement text for each).
+   */
+  table: 'library_search_tokens' | 'library_search_grams' | 'library_search_triples';
+  /**
+   * Whether that table holds the substring's matches (bookcase_search_tokenized, bookcase_search_gram or
+   * bookcase_search_tripled on the folded text).
+   */
   tokenized: string;
+  /**
+   * Whether a small part is collected from the bits of `c` rather than through a trigram index (a gram of one or
+   * two characters: no trigram index narrows it), and the page is always read by parts (one scan would read every
+   * approved row).
+   */
+  collectsBits: boolean;
   /** Whether the folded text has a space: its matches are then in the pairs' rows, else in the tokens'. */
   spaced: string;
   lim: string;
@@ -826,9 +912,18 @@ interface SubstringValues {
 
 function substringValues(sql: Sql, text: string, limit: number, offset: number): SubstringValues {
   const { folded, pattern } = substringPattern(`${sql.param(text)}::text`);
+  const table = shortSubstringTable(text) ?? 'library_search_tokens';
+  const holds = {
+    library_search_tokens: 'bookcase_search_tokenized',
+    library_search_grams: 'bookcase_search_gram',
+    library_search_triples: 'bookcase_search_tripled',
+  }[table];
   return {
     pattern: `(SELECT ${pattern})`,
-    tokenized: `(SELECT bookcase_search_tokenized(${folded}))`,
+    folded: `(SELECT ${folded})`,
+    table,
+    tokenized: `(SELECT ${holds}(${folded}))`,
+    collectsBits: table === 'library_search_grams',
     spaced: `(SELECT strpos(${folded}, ' ') > 0)`,
     lim: `(SELECT ${sql.param(limit)}::int)`,
     off: `(SELECT ${sql.param(offset)}::int)`,
@@ -841,6 +936,13 @@ function substringValues(sql: Sql, text: string, limit: number, offset: number):
  * (the index's predicate must follow from the statement's when it is planned, before the text is known).
  */
 function substringTokenRows(v: SubstringValues, columns: string, gate: string): string {
+  // One gram's rows; the windows of three tokens through their trigram index (migration 1767800000000).
+  if (v.table === 'library_search_grams')
+    return `SELECT ${columns} FROM library_search_grams s
+             WHERE ${gate} AND ${v.tokenized} AND s.token = ${v.folded}`;
+  if (v.table === 'library_search_triples')
+    return `SELECT ${columns} FROM library_search_triples s
+             WHERE ${gate} AND ${v.tokenized} AND s.token LIKE ${v.pattern}`;
   return `SELECT ${columns} FROM library_search_tokens s
              WHERE ${gate} AND ${v.tokenized} AND NOT ${v.spaced} AND strpos(s.token, ' ') = 0
                AND s.token LIKE ${v.pattern}
@@ -887,8 +989,11 @@ function substringPageQuery(
   // exact counts; `parts`: whether the page is read by parts (many matches) rather than in one scan.
   const chunks = `SELECT r.chunk, bit_or(r.approved) AS approved, bit_or(r.in_name) AS in_name FROM (
            ${substringTokenRows(v, 's.chunk, s.approved, s.in_name', 'true')}) r GROUP BY r.chunk`;
-  const bitCounts = `SELECT b.*, b.tokenized
-             AND ${ratios.bitmaps} * b.total::float8 * b.total >= ${reach}::float8 * b.approved AS parts FROM (
+  // A gram is always read by parts: its one scan would read every approved row.
+  const many = v.collectsBits
+    ? 'true'
+    : `${ratios.bitmaps} * b.total::float8 * b.total >= ${reach}::float8 * b.approved`;
+  const bitCounts = `SELECT b.*, b.tokenized AND ${many} AS parts FROM (
            SELECT coalesce(sum(bit_count(c.approved)), 0)::int AS total,
              coalesce(sum(bit_count(c.in_name)), 0)::int AS in_name,
              (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved,
@@ -917,26 +1022,41 @@ function substringPageQuery(
   // The LIMIT of no effect keeps the filters above the ordered index scan (see textPageQuery).
   const newest = (cols: string) => `(SELECT ${cols} FROM libraries l WHERE l.status = 'approved'
              ORDER BY l.created_at DESC, l.id DESC LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
-  const part = (n: number, size: string, needed: string, bits: string, collected: string) => {
+  const part = (
+    n: number,
+    size: string,
+    needed: string,
+    bits: string,
+    collected: string,
+    chunkBits: string,
+  ) => {
     const walk = `(${ratios.walk} * (${size})::float8 * (${size}) >= ${reach}::float8 * t.approved)`;
+    // A small part of a substring of one or two characters (collectsBits): its ids from the part's bits in `c`,
+    // each a probe of the primary key (a scalar subquery: as a join or `IN`, PostgreSQL read every approved id and
+    // tested it against the set). No trigram index narrows one or two characters.
+    const collectedRows = v.collectsBits
+      ? `SELECT b.id, (SELECT l.created_at FROM libraries l WHERE l.id = b.id)
+             FROM (${bitIds(chunkBits)}) b(id) WHERE t.parts AND ${needed} AND NOT ${walk}`
+      : `SELECT l.id, l.created_at FROM libraries l
+             WHERE t.parts AND l.status = 'approved' AND ${collected} AND ${needed} AND NOT ${walk}`;
     return `(SELECT ${n} AS part, w.id, w.created_at FROM ${newest('l.id, l.created_at')}
            WHERE t.parts AND ${walk} AND ${needed} AND ${bits}
            ORDER BY w.created_at DESC, w.id DESC LIMIT ${reach})
          UNION ALL
          (SELECT ${n}, c.id, c.created_at FROM (
-             SELECT l.id, l.created_at FROM libraries l
-             WHERE t.parts AND l.status = 'approved' AND ${collected} AND ${needed} AND NOT ${walk}
+             ${collectedRows}
              OFFSET 0) c
            ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
   };
   const parts = [
-    part(1, 't.in_name', 't.in_name > 0', has('named'), named('l')),
+    part(1, 't.in_name', 't.in_name > 0', has('named'), named('l'), 'c.in_name'),
     part(
       2,
       't.total - t.in_name',
       `t.total > t.in_name AND t.in_name < ${reach}`,
       has('rest'),
       `${inText('l')} AND NOT ${named('l')}`,
+      'c.approved & ~c.in_name',
     ),
     // The one scan's matches, ranked.
     `(SELECT CASE WHEN m.named THEN 1 ELSE 2 END, m.id, m.created_at FROM m
@@ -987,6 +1107,19 @@ export function substringCountAndPageQuery(
   if (!substring) return null;
   const listColumns = (sql: Sql) => [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
   return substringPageQuery(substring, limit, offset, listColumns, true, ratios);
+}
+
+/**
+ * The ids whose bits are set in `bits` (an expression of the chunk rows `c`): each chunk's bits as text, split at
+ * its ones; a one ends each segment but the last, at the segments' running length. Linear in the chunks and the
+ * ids, not in the bits (a chunk's 8,192).
+ */
+function bitIds(bits: string): string {
+  return `SELECT (c.chunk << 13) + p.pos FROM c CROSS JOIN LATERAL (
+             SELECT (sum(char_length(u.seg) + 1) OVER (ORDER BY u.n))::int - 1 AS pos, u.n,
+               count(*) OVER () AS segments
+             FROM unnest(string_to_array((${bits})::text, '1')) WITH ORDINALITY u(seg, n)) p
+           WHERE bit_count(${bits}) > 0 AND p.n < p.segments`;
 }
 
 /** What decides how a `q` page's parts are read: WALK_COST_RATIO and BIT_WALK_FROM unless a test forces a way. */
@@ -1090,17 +1223,12 @@ export function placeFilter(search: LibrarySearch): { place: Place; text: string
  * and its branches chosen when it runs, so one generic plan serves every text (planning it took 1.2–1.5 ms at 1M).
  */
 export function countAndPagePrepared(search: LibrarySearch): boolean {
-  return pagePrepared(search) || soleSubstring(search) !== null;
-}
-
-/**
- * Whether pageQuery's statement (a page alone: past the end, or after a memoised count) is prepared: the lists whose
- * page has one plan for every value (worthPreparing's, and the place filters, read through their count-and-page
- * statement). A `search` alone is not: its page alone is a plain substring condition whose best plan depends on the
- * text.
- */
-export function pagePrepared(search: LibrarySearch): boolean {
-  return worthPreparing(search) || placeFilter(search) !== null || bothPlaces(search);
+  return (
+    worthPreparing(search) ||
+    placeFilter(search) !== null ||
+    bothPlaces(search) ||
+    soleSubstring(search) !== null
+  );
 }
 
 /**
