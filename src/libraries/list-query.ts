@@ -993,7 +993,8 @@ function substringPageQuery(
   const many = v.collectsBits
     ? 'true'
     : `${ratios.bitmaps} * b.total::float8 * b.total >= ${reach}::float8 * b.approved`;
-  const bitCounts = `SELECT b.*, b.tokenized AND ${many} AS parts FROM (
+  const bitCounts = `SELECT b.*, b.tokenized
+             AND ${many} AS parts FROM (
            SELECT coalesce(sum(bit_count(c.approved)), 0)::int AS total,
              coalesce(sum(bit_count(c.in_name)), 0)::int AS in_name,
              (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved,
