@@ -1,0 +1,100 @@
+import type { QueryRunner } from 'typeorm';
+
+/** Library ids per chunk of the search bitmaps (`chunk = id >> 13`, bit `id & 8191`). */
+const CHUNK_IDS = 8192;
+/** How long a chunk's transaction waits for the table lock before it lets the queued writers pass and tries again. */
+const LOCK_TIMEOUT = '2s';
+const LOCK_ATTEMPTS = 150;
+
+/** The statements of a trigger-kept table of per-chunk rows that `fillByChunk` fills. */
+export interface ChunkedFill {
+  /** The table; it has a `chunk` column and an index whose first column is `chunk`. */
+  table: string;
+  /** Writes the rows of chunk `$1` from the libraries with ids `$1 * 8192` to `$1 * 8192 + 8191`. */
+  fill: string;
+}
+
+const errorCode = (error: unknown): unknown =>
+  (error as { driverError?: { code?: unknown }; code?: unknown }).driverError?.code ??
+  (error as { code?: unknown }).code;
+
+/**
+ * Fills a table of per-chunk bitmaps that statement-level triggers keep (XOR toggles), whose triggers already exist
+ * and are committed, without blocking writes to `libraries` for the whole fill (issue 22, brief 22b): one short
+ * transaction per chunk of 8,192 ids, which takes `SHARE` on `libraries` (no write is in flight, and none starts, until
+ * it commits), deletes the chunk's rows and writes them again from the libraries it sees. The toggles the triggers
+ * made in a chunk before its fill started from an empty row, not from the chunk's state, so they are dropped with it;
+ * from its commit on, the triggers toggle from the exact state. Chunks from the lowest id up to the highest id at the
+ * start (a chunk holding only rows the triggers wrote since is visited too, for its toggles); the chunks above hold
+ * only libraries inserted since the triggers exist, exact already. A chunk that waits `LOCK_TIMEOUT` for the lock
+ * (a long write transaction ahead of it) gives up and tries again, so writers never queue behind it for longer.
+ * Each chunk's transaction redoes the chunk whole, so an interrupted fill can be run again.
+ */
+export async function fillByChunk(queryRunner: QueryRunner, fill: ChunkedFill): Promise<void> {
+  const [{ last }] = (await queryRunner.query(
+    'SELECT (max(id) >> 13)::int AS last FROM libraries',
+  )) as { last: number | null }[];
+  if (last === null) {
+    // No library: only toggles of libraries written since the triggers exist, exact.
+    return;
+  }
+  for (let chunk = await nextChunk(queryRunner, fill.table, 0); chunk !== null && chunk <= last;) {
+    await fillChunk(queryRunner, fill, chunk);
+    chunk = await nextChunk(queryRunner, fill.table, chunk + 1);
+  }
+}
+
+/** The lowest chunk from `from` on with a library or a row of `table`. */
+async function nextChunk(
+  queryRunner: QueryRunner,
+  table: string,
+  from: number,
+): Promise<number | null> {
+  const [{ chunk }] = (await queryRunner.query(
+    `SELECT least((SELECT l.id >> 13 FROM libraries l WHERE l.id >= $1::bigint * ${CHUNK_IDS} ORDER BY l.id LIMIT 1),
+                  (SELECT t.chunk FROM ${table} t WHERE t.chunk >= $1 ORDER BY t.chunk LIMIT 1))::int AS chunk`,
+    [from],
+  )) as { chunk: number | null }[];
+  return chunk;
+}
+
+async function fillChunk(
+  queryRunner: QueryRunner,
+  fill: ChunkedFill,
+  chunk: number,
+): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    await queryRunner.startTransaction();
+    try {
+      await queryRunner.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      await queryRunner.query('LOCK TABLE libraries IN SHARE MODE');
+      await queryRunner.query(`DELETE FROM ${fill.table} WHERE chunk = $1`, [chunk]);
+      await queryRunner.query(fill.fill, [chunk]);
+      await queryRunner.commitTransaction();
+      return;
+    } catch (error) {
+      await queryRunner.rollbackTransaction();
+      // 55P03 lock_not_available: lock_timeout.
+      if (errorCode(error) !== '55P03' || attempt === LOCK_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+/**
+ * `CREATE INDEX CONCURRENTLY` (no lock that blocks writes), as a run interrupted earlier may have left it: kept when
+ * it was built, built again when an interrupted build left it invalid. `definition` is what follows `CREATE INDEX`.
+ */
+export async function createIndexConcurrently(
+  queryRunner: QueryRunner,
+  name: string,
+  definition: string,
+): Promise<void> {
+  const [index] = (await queryRunner.query(
+    `SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass($1)`,
+    [name],
+  )) as { valid: boolean }[];
+  if (index?.valid) return;
+  if (index) await queryRunner.query(`DROP INDEX CONCURRENTLY ${name}`);
+  await queryRunner.query(`CREATE INDEX CONCURRENTLY ${name} ${definition}`);
+}
