@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { createIndexConcurrently, fillByChunk } from './chunked-fill.js';
+import { createIndexConcurrently, createUnlessExists, fillByChunk } from './chunked-fill.js';
 
 /**
  * Substring `search` at a million libraries (issue 22): exact totals without reading the matches.
@@ -28,19 +28,9 @@ export class SearchTokenBitmaps1767500000000 implements MigrationInterface {
   transaction = false;
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const [{ exists }] = (await queryRunner.query(
-      `SELECT to_regclass('library_search_tokens') IS NOT NULL AS exists`,
-    )) as { exists: boolean }[];
-    if (!exists) {
-      await queryRunner.startTransaction();
-      try {
-        await this.createStructure(queryRunner);
-        await queryRunner.commitTransaction();
-      } catch (error) {
-        await queryRunner.rollbackTransaction();
-        throw error;
-      }
-    }
+    await createUnlessExists(queryRunner, 'library_search_tokens', () =>
+      this.createStructure(queryRunner),
+    );
     // For the fill only: the rows of a chunk, to replace them.
     await createIndexConcurrently(
       queryRunner,
@@ -49,14 +39,14 @@ export class SearchTokenBitmaps1767500000000 implements MigrationInterface {
     );
     await fillByChunk(queryRunner, {
       table: 'library_search_tokens',
-      fill: `
-        INSERT INTO library_search_tokens (token, chunk, approved, in_name)
+      columns: 'token, chunk, approved, in_name',
+      rows: `
         SELECT p.token, $1::int,
                bookcase_search_bits(array_agg(l.id & 8191)),
                bookcase_search_bits(coalesce(array_agg(l.id & 8191) FILTER (WHERE p.in_name), '{}'))
         FROM libraries l, bookcase_search_tokens(l.search_text, lower(bookcase_unaccent(l.name))) p
         WHERE l.status = 'approved' AND l.id >= $1::int * 8192::bigint AND l.id < ($1::int + 1) * 8192::bigint
-        GROUP BY 1`,
+        GROUP BY 1 ORDER BY 1`,
     });
     // Tokens and pairs apart: a substring without a space is in a pair only where it is in one of its tokens, and the
     // pairs that hold a common word are many (at 1M, `bücher`: 32,787 buffers with the pairs, 319 without).

@@ -6,12 +6,14 @@ const CHUNK_IDS = 8192;
 const LOCK_TIMEOUT = '2s';
 const LOCK_ATTEMPTS = 150;
 
-/** The statements of a trigger-kept table of per-chunk rows that `fillByChunk` fills. */
+/** A trigger-kept table of per-chunk rows that `fillByChunk` fills. */
 export interface ChunkedFill {
   /** The table; it has a `chunk` column and an index whose first column is `chunk`. */
   table: string;
-  /** Writes the rows of chunk `$1` from the libraries with ids `$1 * 8192` to `$1 * 8192 + 8191`. */
-  fill: string;
+  /** The columns `rows` gives, in its order. */
+  columns: string;
+  /** The rows of chunk `$1`, from the libraries `l` with ids `$1 * 8192` to `$1 * 8192 + 8191`. */
+  rows: string;
 }
 
 const errorCode = (error: unknown): unknown =>
@@ -20,11 +22,13 @@ const errorCode = (error: unknown): unknown =>
 
 /**
  * Fills a table of per-chunk bitmaps that statement-level triggers keep (XOR toggles), whose triggers already exist
- * and are committed, without blocking writes to `libraries` for the whole fill (issue 22, brief 22b): one short
- * transaction per chunk of 8,192 ids, which takes `SHARE` on `libraries` (no write is in flight, and none starts, until
- * it commits), deletes the chunk's rows and writes them again from the libraries it sees. The toggles the triggers
- * made in a chunk before its fill started from an empty row, not from the chunk's state, so they are dropped with it;
- * from its commit on, the triggers toggle from the exact state. Chunks from the lowest id up to the highest id at the
+ * and are committed, without blocking writes to `libraries` for the whole fill (issue 22, brief 22b): per chunk of
+ * 8,192 ids, the chunk's rows are computed without a lock (into a temporary table, with the row versions of the
+ * libraries they come from), then a short transaction takes `SHARE` on `libraries` (no write is in flight, and none
+ * starts, until it commits), checks that the chunk's libraries are still those versions (else computes the rows again
+ * under the lock), deletes the chunk's rows and writes the computed ones. The toggles the triggers made in a chunk
+ * before its fill started from an empty row, not from the chunk's state, so they are dropped with it; from its commit
+ * on, the triggers toggle from the exact state. Chunks from the lowest id up to the highest id at the
  * start (a chunk holding only rows the triggers wrote since is visited too, for its toggles); the chunks above hold
  * only libraries inserted since the triggers exist, exact already. A chunk that waits `LOCK_TIMEOUT` for the lock
  * (a long write transaction ahead of it) gives up and tries again, so writers never queue behind it for longer.
@@ -58,18 +62,53 @@ async function nextChunk(
   return chunk;
 }
 
+/** The chunk's libraries `l`. */
+const IN_CHUNK = `l.id >= $1::int * ${CHUNK_IDS}::bigint AND l.id < ($1::int + 1) * ${CHUNK_IDS}::bigint`;
+
 async function fillChunk(
   queryRunner: QueryRunner,
   fill: ChunkedFill,
   chunk: number,
 ): Promise<void> {
+  // Without a lock, from one snapshot: the rows, and the versions of the libraries read (xmin changes with any write).
+  await queryRunner.startTransaction('REPEATABLE READ');
+  try {
+    await queryRunner.query(
+      `CREATE TEMPORARY TABLE chunk_fill_rows (${fill.columns}) AS ${fill.rows}`,
+      [chunk],
+    );
+    await queryRunner.query(
+      `CREATE TEMPORARY TABLE chunk_fill_versions AS
+       SELECT l.id, l.xmin::text AS version FROM libraries l WHERE ${IN_CHUNK}`,
+      [chunk],
+    );
+    await queryRunner.commitTransaction();
+  } catch (error) {
+    await queryRunner.rollbackTransaction();
+    throw error;
+  }
   for (let attempt = 1; ; attempt += 1) {
     await queryRunner.startTransaction();
     try {
       await queryRunner.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
       await queryRunner.query('LOCK TABLE libraries IN SHARE MODE');
+      // The same libraries in the same versions: no (id, version) on one side only.
+      const [{ same }] = (await queryRunner.query(
+        `WITH now AS (SELECT l.id, l.xmin::text AS version FROM libraries l WHERE ${IN_CHUNK})
+         SELECT NOT EXISTS ((TABLE now EXCEPT TABLE chunk_fill_versions)
+                            UNION ALL (TABLE chunk_fill_versions EXCEPT TABLE now)) AS same`,
+        [chunk],
+      )) as { same: boolean }[];
       await queryRunner.query(`DELETE FROM ${fill.table} WHERE chunk = $1`, [chunk]);
-      await queryRunner.query(fill.fill, [chunk]);
+      if (same)
+        await queryRunner.query(
+          `INSERT INTO ${fill.table} (${fill.columns}) SELECT * FROM chunk_fill_rows`,
+        );
+      else
+        await queryRunner.query(`INSERT INTO ${fill.table} (${fill.columns}) ${fill.rows}`, [
+          chunk,
+        ]);
+      await queryRunner.query('DROP TABLE chunk_fill_rows, chunk_fill_versions');
       await queryRunner.commitTransaction();
       return;
     } catch (error) {
@@ -78,6 +117,29 @@ async function fillChunk(
       if (errorCode(error) !== '55P03' || attempt === LOCK_ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
+  }
+}
+
+/**
+ * Runs `work` in a transaction of its own unless `table` exists already: the structure a migration creates before its
+ * chunked fill, which a run interrupted during the fill leaves behind for the next run.
+ */
+export async function createUnlessExists(
+  queryRunner: QueryRunner,
+  table: string,
+  work: () => Promise<void>,
+): Promise<void> {
+  const [{ exists }] = (await queryRunner.query('SELECT to_regclass($1) IS NOT NULL AS exists', [
+    table,
+  ])) as { exists: boolean }[];
+  if (exists) return;
+  await queryRunner.startTransaction();
+  try {
+    await work();
+    await queryRunner.commitTransaction();
+  } catch (error) {
+    await queryRunner.rollbackTransaction();
+    throw error;
   }
 }
 

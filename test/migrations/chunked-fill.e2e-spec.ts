@@ -1,38 +1,72 @@
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { SearchPrefixBitmaps1766000000000 } from '../../migrations/1766000000000-search-prefix-bitmaps.js';
+import { CountrySearchBitmaps1766000000001 } from '../../migrations/1766000000001-country-search-bitmaps.js';
+import { LibrariesWithoutPhoto1767100000000 } from '../../migrations/1767100000000-libraries-without-photo.js';
 import { SearchTokenBitmaps1767500000000 } from '../../migrations/1767500000000-search-token-bitmaps.js';
 import { buildDataSourceOptions } from '../../src/database/data-source-options.js';
 import { runMigrationsLocked } from '../../src/database/migrate-locked.js';
 import { describeWithDatabaseServer } from '../support/app.js';
 import { createTestDatabase, queryRows, type TestDatabase } from '../support/database.js';
 
+/** The migrations that fill per-chunk bitmaps from `libraries`, and the one that indexes it, last first. */
+const REVERTED = [
+  new SearchTokenBitmaps1767500000000(),
+  new LibrariesWithoutPhoto1767100000000(),
+  new CountrySearchBitmaps1766000000001(),
+  new SearchPrefixBitmaps1766000000000(),
+];
+
+/** Each table's keys as a recount has them: `k(key, in_name)` of a library `l`. */
+const TABLES = [
+  {
+    table: 'library_search_tokens',
+    key: 'token',
+    keys: `bookcase_search_tokens(l.search_text, lower(bookcase_unaccent(l.name))) k(key, in_name)`,
+    inName: true,
+  },
+  {
+    table: 'library_search_bitmaps',
+    key: 'prefix',
+    keys: 'bookcase_search_prefixes(l.search_vector) k(key, in_name)',
+    inName: true,
+  },
+  {
+    table: 'library_country_bitmaps',
+    key: 'country',
+    keys: 'LATERAL (SELECT l.country::text AS key, false AS in_name) k',
+    inName: false,
+  },
+];
+
 /**
- * Migration 1767500000000 (`library_search_tokens`) on a database that has libraries (brief 22b): it fills the table
- * chunk by chunk in short transactions after its triggers exist, so writes to `libraries` go on during the fill, and
- * the result is exactly a recount whatever those writes were (inserts in filled, unfilled and new chunks, approvals,
- * rejections, renames that move a token in or out of the name, text edits, deletions that empty a chunk).
+ * The migrations of the per-chunk bitmaps (`library_search_bitmaps`, `library_country_bitmaps`,
+ * `library_search_tokens`) on a database that has libraries (brief 22b): each fills its table chunk by chunk in short
+ * transactions after its triggers exist, so writes to `libraries` go on during the fills, and the result is exactly
+ * a recount whatever those writes were (inserts in filled, unfilled and new chunks, approvals, rejections, renames
+ * that move a token in or out of the name, text edits, deletions that empty a chunk).
  */
 describeWithDatabaseServer(
-  'migration 1767500000000 fills library_search_tokens while libraries are written',
+  'migrations that fill per-chunk bitmaps while libraries are written',
   () => {
     let db: TestDatabase;
-    const CHUNKS = 120;
+    const CHUNKS = 40;
 
     beforeAll(async () => {
       db = await createTestDatabase();
-      // Back to the schema before the migration: its structure dropped, its record removed.
+      // Back to the schema before these migrations: their structure dropped, their records removed.
       const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
       try {
         const runner = dataSource.createQueryRunner();
-        await new SearchTokenBitmaps1767500000000().down(runner);
-        await runner.query(
-          `DELETE FROM schema_migrations WHERE name = 'SearchTokenBitmaps1767500000000'`,
-        );
+        for (const migration of REVERTED) {
+          await migration.down(runner);
+          await runner.query('DELETE FROM schema_migrations WHERE name = $1', [migration.name]);
+        }
         await runner.release();
       } finally {
         await dataSource.destroy();
       }
-      // Three libraries in each of CHUNKS chunks of 8,192 ids (so the fill takes one transaction per chunk), the
+      // Three libraries in each of CHUNKS chunks of 8,192 ids (so a fill takes one transaction per chunk), the
       // second pending, the third with its street in its name and in its address.
       await queryRows(
         db.url,
@@ -40,7 +74,8 @@ describeWithDatabaseServer(
                               created_at)
        SELECT c * 8192 + j, 'fill-' || c || '-' || j,
               CASE j WHEN 3 THEN 'Kobold Allee ' || c ELSE 'Bücherschrank ' || (c * 7 + j) % 50 END,
-              'Nimm ein Buch ' || (c % 9) || ', bring eins.', 'Allee ' || j, 'Köln', 'DE', '5066' || (c % 10),
+              'Nimm ein Buch ' || (c % 9) || ', bring eins.', 'Allee ' || j, 'Köln',
+              (ARRAY['DE', 'AT', 'CH'])[1 + c % 3], '5066' || (c % 10),
               ST_SetSRID(ST_MakePoint(7, 51), 4326)::geography,
               CASE j WHEN 2 THEN 'pending' ELSE 'approved' END,
               timestamptz '2024-01-01' + c * interval '1 day'
@@ -73,7 +108,7 @@ describeWithDatabaseServer(
           return [`UPDATE libraries SET name = 'Kobold ' || id WHERE id = $1`, [id(3)]];
         case 4:
           return [
-            `UPDATE libraries SET description = 'Regal im Hof ' || $2 WHERE id = $1`,
+            `UPDATE libraries SET description = 'Regal im Hof ' || $2, country = 'FR' WHERE id = $1`,
             [id(1), n],
           ];
         case 5:
@@ -90,7 +125,7 @@ describeWithDatabaseServer(
       }
     }
 
-    it('lets writes commit during the fill, and holds exactly a recount of the approved libraries', async () => {
+    it('lets writes commit during the fills, and each table holds exactly a recount', async () => {
       const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
       const writer = new pg.Client({ connectionString: db.url });
       await writer.connect();
@@ -101,9 +136,9 @@ describeWithDatabaseServer(
         (await writer.query<{ yes: boolean }>(`SELECT ${sql} AS yes`)).rows[0].yes;
       const writing = (async () => {
         while (!done) {
-          // Only once the triggers are committed: a write before them is the fill's to count.
+          // Only once the first triggers are committed: a write before them is the fills' to count.
           const triggers = await exists(
-            `EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'libraries_search_tokens_delete')`,
+            `EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'libraries_search_bitmaps_delete')`,
           );
           if (!triggers) {
             await new Promise((resolve) => setTimeout(resolve, 1));
@@ -112,8 +147,8 @@ describeWithDatabaseServer(
           const [text, params] = writeStatement(writes);
           await writer.query(text, params);
           writes += 1;
-          // Committed while the fill's own index still exists: the fill had not finished.
-          if (await exists(`to_regclass('library_search_tokens_fill_idx') IS NOT NULL`))
+          // Committed while a fill's own index still exists: that fill had not finished.
+          if (await exists(`EXISTS (SELECT 1 FROM pg_class WHERE relname LIKE '%\\_fill\\_idx')`))
             duringFill += 1;
         }
       })();
@@ -127,43 +162,51 @@ describeWithDatabaseServer(
       }
 
       expect(duringFill).toBeGreaterThan(0);
-      await expectTokensExact(db.url);
+      for (const table of TABLES) await expectRecounted(db.url, table);
+      // No index of a fill left, none invalid.
       expect(
-        await queryRows(db.url, `SELECT to_regclass('library_search_tokens_fill_idx') AS idx`),
-      ).toEqual([{ idx: null }]);
+        await queryRows(
+          db.url,
+          `SELECT c.relname FROM pg_class c LEFT JOIN pg_index i ON i.indexrelid = c.oid
+         WHERE c.relname LIKE '%\\_fill\\_idx' OR NOT coalesce(i.indisvalid, true)`,
+        ),
+      ).toEqual([]);
     });
   },
 );
 
-/** library_search_tokens holds exactly the bits of a recount of the approved libraries, and no empty row. */
-async function expectTokensExact(url: string): Promise<void> {
+/**
+ * The table holds exactly the bits of a recount of the approved libraries (each bit that should be set is, and as many
+ * per key and chunk), and no empty row.
+ */
+async function expectRecounted(
+  url: string,
+  { table, key, keys, inName }: (typeof TABLES)[number],
+): Promise<void> {
   const missing = await queryRows(
     url,
-    `SELECT p.token, l.id FROM libraries l
-     CROSS JOIN bookcase_search_tokens(l.search_text, lower(bookcase_unaccent(l.name))) p
-     LEFT JOIN library_search_tokens s ON s.token = p.token AND s.chunk = l.id >> 13
-     WHERE l.status = 'approved'
-       AND (s.token IS NULL OR get_bit(s.approved, l.id & 8191) = 0
-            OR get_bit(s.in_name, l.id & 8191) <> p.in_name::int)`,
+    `SELECT k.key, l.id FROM libraries l CROSS JOIN ${keys}
+   LEFT JOIN ${table} s ON s.${key} = k.key AND s.chunk = l.id >> 13
+   WHERE l.status = 'approved'
+     AND (s.${key} IS NULL OR get_bit(s.approved, l.id & 8191) = 0
+          ${inName ? 'OR get_bit(s.in_name, l.id & 8191) <> k.in_name::int' : ''})`,
   );
-  expect(missing).toEqual([]);
+  expect({ table, missing }).toEqual({ table, missing: [] });
+  const named = (bits: string) => (inName ? ` || '|' || ${bits}` : '');
   const kept = await queryRows(
     url,
-    `SELECT token || '|' || chunk || '|' || bit_count(approved) || '|' || bit_count(in_name) AS line
-     FROM library_search_tokens ORDER BY token, chunk`,
+    `SELECT ${key} || '|' || chunk || '|' || bit_count(approved)${named('bit_count(in_name)')} AS line
+   FROM ${table} ORDER BY ${key}, chunk`,
   );
   const recount = await queryRows(
     url,
-    `SELECT p.token || '|' || (l.id >> 13) || '|' || count(*) || '|' || count(*) FILTER (WHERE p.in_name) AS line
-     FROM libraries l, bookcase_search_tokens(l.search_text, lower(bookcase_unaccent(l.name))) p
-     WHERE l.status = 'approved' GROUP BY p.token, l.id >> 13 ORDER BY p.token, l.id >> 13`,
+    `SELECT k.key || '|' || (l.id >> 13) || '|' || count(*)${named('count(*) FILTER (WHERE k.in_name)')} AS line
+   FROM libraries l CROSS JOIN ${keys}
+   WHERE l.status = 'approved' GROUP BY k.key, l.id >> 13 ORDER BY k.key, l.id >> 13`,
   );
   expect(kept.length).toBeGreaterThan(0);
-  expect(kept).toEqual(recount);
+  expect({ table, kept }).toEqual({ table, kept: recount });
   expect(
-    await queryRows(
-      url,
-      'SELECT count(*)::int AS n FROM library_search_tokens WHERE bit_count(approved) = 0',
-    ),
+    await queryRows(url, `SELECT count(*)::int AS n FROM ${table} WHERE bit_count(approved) = 0`),
   ).toEqual([{ n: 0 }]);
 }
