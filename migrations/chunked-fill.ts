@@ -5,6 +5,11 @@ const CHUNK_IDS = 8192;
 /** How long a chunk's transaction waits for the table lock before it lets the queued writers pass and tries again. */
 const LOCK_TIMEOUT = '2s';
 const LOCK_ATTEMPTS = 150;
+/**
+ * How many times a chunk's rows are computed without the lock when its libraries were written meanwhile; the last
+ * time they are computed under it (a chunk that is written all the time: the newest, where libraries are inserted).
+ */
+const COMPUTE_ATTEMPTS = 3;
 
 /** A trigger-kept table of per-chunk rows that `fillByChunk` fills. */
 export interface ChunkedFill {
@@ -25,8 +30,8 @@ const errorCode = (error: unknown): unknown =>
  * and are committed, without blocking writes to `libraries` for the whole fill (issue 22, brief 22b): per chunk of
  * 8,192 ids, the chunk's rows are computed without a lock (into a temporary table, with the row versions of the
  * libraries they come from), then a short transaction takes `SHARE` on `libraries` (no write is in flight, and none
- * starts, until it commits), checks that the chunk's libraries are still those versions (else computes the rows again
- * under the lock), deletes the chunk's rows and writes the computed ones. The toggles the triggers made in a chunk
+ * starts, until it commits), checks that the chunk's libraries are still those versions (else it lets the lock go and
+ * computes again, the third time under the lock), deletes the chunk's rows and writes the computed ones. The toggles the triggers made in a chunk
  * before its fill started from an empty row, not from the chunk's state, so they are dropped with it; from its commit
  * on, the triggers toggle from the exact state. Chunks from the lowest id up to the highest id at the
  * start (a chunk holding only rows the triggers wrote since is visited too, for its toggles); the chunks above hold
@@ -70,9 +75,21 @@ async function fillChunk(
   fill: ChunkedFill,
   chunk: number,
 ): Promise<void> {
-  // Without a lock, from one snapshot: the rows, and the versions of the libraries read (xmin changes with any write).
+  for (let computed = 1; ; computed += 1) {
+    await computeChunk(queryRunner, fill, chunk);
+    if (await writeChunk(queryRunner, fill, chunk, computed === COMPUTE_ATTEMPTS)) return;
+  }
+}
+
+/** Without a lock, from one snapshot: the rows, and the versions of the libraries read (xmin changes with a write). */
+async function computeChunk(
+  queryRunner: QueryRunner,
+  fill: ChunkedFill,
+  chunk: number,
+): Promise<void> {
   await queryRunner.startTransaction('REPEATABLE READ');
   try {
+    await queryRunner.query('DROP TABLE IF EXISTS chunk_fill_rows, chunk_fill_versions');
     await queryRunner.query(
       `CREATE TEMPORARY TABLE chunk_fill_rows (${fill.columns}) AS ${fill.rows}`,
       [chunk],
@@ -87,6 +104,19 @@ async function fillChunk(
     await queryRunner.rollbackTransaction();
     throw error;
   }
+}
+
+/**
+ * Under `SHARE` on `libraries`: the chunk's rows replaced by the computed ones if its libraries are still the
+ * versions they were computed from. Otherwise false (the lock released, to compute again), or on the `last` try the
+ * rows computed under the lock.
+ */
+async function writeChunk(
+  queryRunner: QueryRunner,
+  fill: ChunkedFill,
+  chunk: number,
+  last: boolean,
+): Promise<boolean> {
   for (let attempt = 1; ; attempt += 1) {
     await queryRunner.startTransaction();
     try {
@@ -99,6 +129,10 @@ async function fillChunk(
                             UNION ALL (TABLE chunk_fill_versions EXCEPT TABLE now)) AS same`,
         [chunk],
       )) as { same: boolean }[];
+      if (!same && !last) {
+        await queryRunner.rollbackTransaction();
+        return false;
+      }
       await queryRunner.query(`DELETE FROM ${fill.table} WHERE chunk = $1`, [chunk]);
       if (same)
         await queryRunner.query(
@@ -110,7 +144,7 @@ async function fillChunk(
         ]);
       await queryRunner.query('DROP TABLE chunk_fill_rows, chunk_fill_versions');
       await queryRunner.commitTransaction();
-      return;
+      return true;
     } catch (error) {
       await queryRunner.rollbackTransaction();
       // 55P03 lock_not_available: lock_timeout.
