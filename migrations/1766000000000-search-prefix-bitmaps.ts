@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexConcurrently, createUnlessExists, fillByChunk } from './chunked-fill.js';
 
 /**
  * `q` of several words at a million libraries (issue 22): exact totals without reading the matches.
@@ -18,11 +19,40 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * one. Rows whose `approved` bitmap becomes empty are deleted. Kept by statement-level triggers
  * like `library_search_prefixes`: per statement, the (prefix, library) pairs whose membership changed are toggled
  * (XOR) with one grouped upsert in key order, so concurrent writers lock common rows in the same order.
+ *
+ * The fill runs a chunk at a time after the triggers exist (fillByChunk, brief 22b): under one `SHARE` lock on
+ * `libraries` it blocked every write for 7.5 minutes at 1M.
  */
 export class SearchPrefixBitmaps1766000000000 implements MigrationInterface {
   name = 'SearchPrefixBitmaps1766000000000';
+  transaction = false;
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    await createUnlessExists(queryRunner, 'library_search_bitmaps', () =>
+      this.createStructure(queryRunner),
+    );
+    // For the fill only: the rows of a chunk, to replace them.
+    await createIndexConcurrently(
+      queryRunner,
+      'library_search_bitmaps_fill_idx',
+      'ON library_search_bitmaps (chunk)',
+    );
+    await fillByChunk(queryRunner, {
+      table: 'library_search_bitmaps',
+      columns: 'prefix, chunk, approved, in_name',
+      rows: `
+        SELECT p.prefix, $1::int,
+               bookcase_search_bits(array_agg(l.id & 8191)),
+               bookcase_search_bits(coalesce(array_agg(l.id & 8191) FILTER (WHERE p.in_name), '{}'))
+        FROM libraries l, bookcase_search_prefixes(l.search_vector) p
+        WHERE l.status = 'approved' AND l.id >= $1::int * 8192::bigint AND l.id < ($1::int + 1) * 8192::bigint
+        GROUP BY 1 ORDER BY 1`,
+    });
+    await queryRunner.query('DROP INDEX CONCURRENTLY library_search_bitmaps_fill_idx');
+  }
+
+  /** The table, its functions and its triggers (the table empty). */
+  private async createStructure(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       CREATE TABLE library_search_bitmaps (
         prefix text NOT NULL,
@@ -133,15 +163,6 @@ export class SearchPrefixBitmaps1766000000000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TRIGGER libraries_search_bitmaps_delete AFTER DELETE ON libraries
       REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION bookcase_search_bitmaps_sync()`);
-    // Under the table lock, so no write can slip between the fill and the triggers.
-    await queryRunner.query('LOCK TABLE libraries IN SHARE MODE');
-    await queryRunner.query(`
-      INSERT INTO library_search_bitmaps (prefix, chunk, approved, in_name)
-      SELECT p.prefix, l.id >> 13,
-             bookcase_search_bits(array_agg(l.id & 8191)),
-             bookcase_search_bits(coalesce(array_agg(l.id & 8191) FILTER (WHERE p.in_name), '{}'))
-      FROM libraries l, bookcase_search_prefixes(l.search_vector) p
-      WHERE l.status = 'approved' GROUP BY 1, 2`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

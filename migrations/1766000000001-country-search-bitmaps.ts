@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexConcurrently, createUnlessExists, fillByChunk } from './chunked-fill.js';
 
 /**
  * `q` with `country` at a million libraries (issue 22): `library_country_bitmaps`, per country and chunk of 8,192
@@ -7,12 +8,37 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * its words' bitmaps and its country's, chunk by chunk, instead of through GIN (linear in the matches:
  * `book swap&country=DE`, 30k matches, read 38k heap pages). One row per library to keep (not one per prefix), so
  * the table is small (about 2,600 rows of 1 KB at 1M) and its fill quick. Kept by statement-level triggers like the
- * prefix bitmaps: the (country, library) pairs whose membership changed are toggled (XOR) in key order.
+ * prefix bitmaps: the (country, library) pairs whose membership changed are toggled (XOR) in key order. Filled a
+ * chunk at a time after the triggers exist (fillByChunk, brief 22b), not under one lock on `libraries`.
  */
 export class CountrySearchBitmaps1766000000001 implements MigrationInterface {
   name = 'CountrySearchBitmaps1766000000001';
+  transaction = false;
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    await createUnlessExists(queryRunner, 'library_country_bitmaps', () =>
+      this.createStructure(queryRunner),
+    );
+    // For the fill only: the rows of a chunk, to replace them.
+    await createIndexConcurrently(
+      queryRunner,
+      'library_country_bitmaps_fill_idx',
+      'ON library_country_bitmaps (chunk)',
+    );
+    await fillByChunk(queryRunner, {
+      table: 'library_country_bitmaps',
+      columns: 'country, chunk, approved',
+      rows: `
+        SELECT l.country, $1::int, bookcase_search_bits(array_agg(l.id & 8191))
+        FROM libraries l
+        WHERE l.status = 'approved' AND l.id >= $1::int * 8192::bigint AND l.id < ($1::int + 1) * 8192::bigint
+        GROUP BY 1 ORDER BY 1`,
+    });
+    await queryRunner.query('DROP INDEX CONCURRENTLY library_country_bitmaps_fill_idx');
+  }
+
+  /** The table, its function and its triggers (the table empty). */
+  private async createStructure(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       CREATE TABLE library_country_bitmaps (
         country character(2) NOT NULL,
@@ -69,12 +95,6 @@ export class CountrySearchBitmaps1766000000001 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TRIGGER libraries_country_bitmaps_delete AFTER DELETE ON libraries
       REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION bookcase_country_bitmaps_sync()`);
-    // Under the table lock, so no write can slip between the fill and the triggers.
-    await queryRunner.query('LOCK TABLE libraries IN SHARE MODE');
-    await queryRunner.query(`
-      INSERT INTO library_country_bitmaps (country, chunk, approved)
-      SELECT l.country, l.id >> 13, bookcase_search_bits(array_agg(l.id & 8191))
-      FROM libraries l WHERE l.status = 'approved' GROUP BY 1, 2`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

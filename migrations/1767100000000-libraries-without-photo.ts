@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexConcurrently } from './chunked-fill.js';
 
 /**
  * The approved libraries without a primary photo, by id (issue 22, brief 22f: `has_photo` with `city` or
@@ -12,14 +13,19 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * `id IS NOT NULL` (always true) keeps the index to those probes, whose `id = …` proves it: without it a list of
  * libraries without a photo (`has_photo=false`, which implies the rest of the predicate) read and sorted all 180k of
  * them through this index (1.4 s at 1M) instead of walking the newest-first index.
+ *
+ * Built `CONCURRENTLY` (brief 22b), so writes to `libraries` go on while it reads the table.
  */
 export class LibrariesWithoutPhoto1767100000000 implements MigrationInterface {
   name = 'LibrariesWithoutPhoto1767100000000';
+  transaction = false;
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
-      CREATE INDEX libraries_approved_without_photo_idx ON libraries (id)
-      WHERE status = 'approved' AND photo_key IS NULL AND id IS NOT NULL`);
+    await createIndexConcurrently(
+      queryRunner,
+      'libraries_approved_without_photo_idx',
+      `ON libraries (id) WHERE status = 'approved' AND photo_key IS NULL AND id IS NOT NULL`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

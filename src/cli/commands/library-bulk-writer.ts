@@ -1,4 +1,4 @@
-import type { Transaction } from '../../database/database.js';
+import type { Sql, Transaction } from '../../database/database.js';
 import { baseSlug, slugCandidate } from '../../libraries/slug.js';
 import type {
   LibraryStatus,
@@ -77,6 +77,14 @@ export class LibraryBulkWriter {
       pending = taken;
     }
     return inserted;
+  }
+
+  /** The id the next inserted library gets (unless another writer takes it first). */
+  async nextId(sql: Sql): Promise<number> {
+    const [row] = await sql.query<{ next: string }[]>(
+      'SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END AS next FROM libraries_id_seq',
+    );
+    return Number(row.next);
   }
 
   /** One import at a time (until the transaction ends), so two runs cannot both miss each other's external ids. */
