@@ -159,9 +159,13 @@ export class ApprovedListRepository {
       const ids = await this.cache.get(
         ApprovedListRepository.key('page', statement),
         async () =>
-          (await this.reader.read<{ id: number }>(statement.text, statement.params, false)).map(
-            (row) => row.id,
-          ),
+          (
+            await this.reader.read<{ id: number }>(
+              statement.text,
+              statement.params,
+              worthPreparing(search),
+            )
+          ).map((row) => row.id),
         () => true,
       );
       return this.findByIds(ids, userId);

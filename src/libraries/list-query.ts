@@ -179,6 +179,7 @@ function aggregateCount(sql: Sql, search: LibrarySearch): string {
  * Proximity's PostGIS conditions cost about 0.3 ms to plan already at 100k.
  */
 export function worthPreparing(search: LibrarySearch): boolean {
+  if (textPrepared(search)) return true;
   return !search.q && !search.search && !search.city && !search.postalCode;
 }
 
@@ -548,22 +549,55 @@ interface TextConditions {
   name: string;
 }
 
-function textConditions(sql: Sql, search: LibrarySearch, words: string): TextConditions {
+/**
+ * Whether a `q` list ordered by text is prepared (worthPreparing): `q` alone, or with `country` and/or `has_photo`.
+ * Its statement (textPageQuery) then hides every value in a one-row subquery (an InitPlan), as pagingValue does: the
+ * words' tsqueries and lexemes, the country, the page. Planning was 1.5–2 ms of a cheap `q` statement's 2–2.5 ms at
+ * 1M (every branch of textCounts and textPageQuery, each reference to `libraries` weighing its 25 indexes); with the
+ * values hidden, custom plans cost what the generic plan costs and PostgreSQL keeps it after five executions. With
+ * `city` or `postal_code` the statement stays unprepared: its best plan depends on the place's text.
+ */
+function textPrepared(search: LibrarySearch): boolean {
+  return orderedTextWords(search) !== null && !search.city && !search.postalCode;
+}
+
+/**
+ * The conditions of a `q` list. `prepared` (textPrepared): every value is a one-row subquery, so the choices that
+ * PostgreSQL made from the constants when planning (which of textCounts' branches runs, bitmaps or not) are made when
+ * the statement runs (one-time filters on InitPlans), and each tsquery is still computed once per execution (a bare
+ * expression of a parameter would be computed again for every row a filter reads).
+ */
+function textConditions(
+  sql: Sql,
+  search: LibrarySearch,
+  words: string,
+  prepared = false,
+): TextConditions {
   const base = new Sql(sql.params);
-  addListConditions(base, { ...search, q: undefined }, 'count');
+  const hide = (expression: string) => (prepared ? `(SELECT ${expression})` : expression);
+  addListConditions(base, { ...search, q: undefined, country: undefined }, 'count');
+  // The status is then the base's only condition unless has_photo (city and postal_code) add theirs.
+  const alone = base.where.length === 1;
+  let country: string | null = null;
+  if (search.country) {
+    const param = sql.param(search.country.toUpperCase());
+    const value = prepared ? `(SELECT ${param}::char(2))` : param;
+    base.and(`l.country = ${value}`);
+    // `country` alone besides `q`: counted with library_country_bitmaps.
+    if (alone) country = value;
+  }
   const param = sql.param(words);
-  // `country` alone besides `q` (the status and the country are the base's only conditions).
-  const country = search.country && base.where.length === 2 ? search.country.toUpperCase() : null;
-  const textOnly = base.where.length === 1;
-  const lexemes = queryLexemesSql(param);
+  const textOnly = alone && !search.country;
+  // Cast, so that `= ANY (lexemes)` stays an array comparison (`ANY ((SELECT …))` would compare with each row).
+  const lexemes = prepared ? `((SELECT ${queryLexemesSql(param)})::text[])` : queryLexemesSql(param);
   return {
     where: base.whereClause(),
     textOnly,
-    country: country === null ? null : sql.param(country),
-    bitmapped: textOnly || country !== null ? `bookcase_search_prefixed(${lexemes})` : null,
+    country,
+    bitmapped: textOnly || country !== null ? hide(`bookcase_search_prefixed(${lexemes})`) : null,
     lexemes,
-    all: prefixTsQuerySql(param),
-    name: prefixTsQuerySql(param, 'A'),
+    all: hide(prefixTsQuerySql(param)),
+    name: hide(prefixTsQuerySql(param, 'A')),
   };
 }
 
@@ -574,8 +608,9 @@ function textConditions(sql: Sql, search: LibrarySearch, words: string): TextCon
  * of 8,192 ids (about 120 rows per word at 1M, whatever the number of matches: through GIN, PostgreSQL 15 reads a heap
  * page per match, seconds cold for `book swap`). With `country` as the only other filter, any number of such words:
  * the same AND with the country's bitmap (library_country_bitmaps). Otherwise counted from `libraries`, both in one
- * scan (linear in the matches). The lexemes are constants when PostgreSQL plans the statement, so the branches not
- * taken become one-time filters that are false and read nothing.
+ * scan (linear in the matches). The branches not taken are one-time filters that are false and read nothing: folded
+ * when PostgreSQL plans the statement (unprepared, the lexemes are constants), or tested once when it runs (prepared,
+ * the lexemes are an InitPlan: textConditions).
  */
 function textCounts(t: TextConditions): string {
   const counted = `SELECT count(*) AS total, count(*) FILTER (WHERE l.search_vector @@ ${t.name}) AS in_name
@@ -636,10 +671,12 @@ function textPageQuery(
 ): Statement {
   const sql = new Sql();
   const selected = columns(sql);
-  const t = textConditions(sql, search, words);
-  const lim = `${sql.param(limit)}::int`;
-  const off = `${sql.param(offset)}::int`;
-  // A constant when PostgreSQL plans the statement, so it plans each part for that many rows.
+  const prepared = textPrepared(search);
+  const t = textConditions(sql, search, words, prepared);
+  const lim = pagingValue(sql, limit, prepared);
+  const off = pagingValue(sql, offset, prepared);
+  // Unprepared, a constant when PostgreSQL plans the statement, so it plans each part for that many rows; prepared,
+  // a sum of two InitPlans (each part planned for a tenth of its rows: the same plans at 1M).
   const reach = `(${off} + ${lim})`;
   const bitmapped = t.bitmapped !== null;
   const part = (n: number, size: string, needed: string, walked: string, collected: string) => {
