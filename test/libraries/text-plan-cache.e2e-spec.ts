@@ -11,6 +11,7 @@
 import type pg from 'pg';
 import {
   HAS_PHOTO,
+  byIdsQuery,
   countAndPagePrepared,
   countAndPageQuery,
   pageIdsQuery,
@@ -210,6 +211,30 @@ describe('prepared q statements keep their generic plan', () => {
       });
     },
   );
+
+  it('reads the rows of a memoised page by id on a generic plan', async () => {
+    await withClient(db.url, async (client) => {
+      const { rows: approved } = await client.query<{ id: number }>(
+        `SELECT id FROM libraries WHERE slug LIKE 'plan-q-%' ORDER BY id`,
+      );
+      for (let i = 0; i < EXECUTIONS; i += 1) {
+        // Pending libraries among the ids (every tenth) must not show.
+        const ids = approved.slice(i * 20, i * 20 + 20 + (i % 3)).map((row) => row.id);
+        const statement = byIdsQuery(ids, i % 2 ? null : 1 + i);
+        const name = i % 2 ? 'rows_anonymous' : 'rows_reader';
+        const prepared = await client.query({
+          name,
+          text: statement.text,
+          values: statement.params,
+        });
+        const fresh = await client.query(statement.text, statement.params);
+        expect(prepared.rows).toEqual(fresh.rows);
+        expect(prepared.rows.length).toBeGreaterThan(15);
+      }
+      expect(await genericPlans(client, 'rows_anonymous')).toBeGreaterThan(0);
+      expect(await genericPlans(client, 'rows_reader')).toBeGreaterThan(0);
+    });
+  });
 
   it('leaves q with a place filter, or ordered by distance, unprepared', () => {
     expect(worthPreparing({ q: 'buch', city: 'Wien' })).toBe(false);
