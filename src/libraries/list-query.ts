@@ -589,7 +589,9 @@ function textConditions(
   const param = sql.param(words);
   const textOnly = alone && !search.country;
   // Cast, so that `= ANY (lexemes)` stays an array comparison (`ANY ((SELECT …))` would compare with each row).
-  const lexemes = prepared ? `((SELECT ${queryLexemesSql(param)})::text[])` : queryLexemesSql(param);
+  const lexemes = prepared
+    ? `((SELECT ${queryLexemesSql(param)})::text[])`
+    : queryLexemesSql(param);
   return {
     where: base.whereClause(),
     textOnly,
