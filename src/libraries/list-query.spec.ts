@@ -260,7 +260,7 @@ describe('list-query', () => {
       // when it is empty or past the page (one-time filters on the counts). Prepared (q alone), the page's values
       // are one-row subqueries.
       const reach = String.raw`\(\(SELECT \$\d+::int\) \+ \(SELECT \$\d+::int\)\)`;
-      expect(text).toContain('WITH t AS MATERIALIZED');
+      expect(text).toContain('t AS MATERIALIZED');
       expect(
         text.match(
           new RegExp(String.raw`ORDER BY l\.created_at DESC, l\.id DESC LIMIT ${reach}`, 'g'),
@@ -275,13 +275,13 @@ describe('list-query', () => {
       // q alone (or with country alone): a long walk tests the bitmaps' bits, by bookcase_search_walk.
       expect(text).toMatch(
         new RegExp(
-          String.raw`FROM bookcase_search_walk\(\(\(SELECT tsvector_to_array\(.*\)\)::text\[\]\), NULL, true, ${reach}\) w\s+WHERE t\.in_name > 0 AND t\.bits1 AND 16 \*`,
+          String.raw`FROM bookcase_search_walk\(\(\(SELECT v\.lexemes FROM v\)::text\[\]\), NULL, true, ${reach}\) w\s+WHERE t\.in_name > 0 AND t\.bits1 AND 16 \*`,
         ),
       );
       expect(text).toContain('bookcase_search_walk(');
       expect(text).toMatch(/>= 4000::float8 \* \(c\.in_name\)\) AS bits1/);
       expect(countAndPageQuery({ q: 'buch', country: 'de' }, null, 20, 0).text).toMatch(
-        /bookcase_search_walk\(\(\(SELECT tsvector_to_array\(.*\)\)::text\[\]\), \(SELECT \$\d+::char\(2\)\), false,/,
+        /bookcase_search_walk\(\(\(SELECT v\.lexemes FROM v\)::text\[\]\), \(SELECT \$\d+::char\(2\)\), false,/,
       );
       // Unprepared (with a place filter), the values are bare parameters: constants when PostgreSQL plans.
       const placed = countAndPageQuery({ q: 'buch', city: 'Köln' }, null, 20, 40).text;
@@ -302,11 +302,13 @@ describe('list-query', () => {
       expect(text).toMatch(
         /ORDER BY u\.part, u\.created_at DESC, u\.id DESC LIMIT \(SELECT \$\d+::int\) OFFSET \(SELECT \$\d+::int\)/,
       );
-      // The words' tsqueries and lexemes are InitPlans too: computed once per execution, never per row.
-      expect(text).toContain(
-        "l.search_vector @@ (SELECT nullif(regexp_replace(plainto_tsquery('simple'",
+      // The words' tsqueries and lexemes are InitPlans too, never computed per row, and the words are parsed once,
+      // in `v`.
+      expect(text).toMatch(
+        /^WITH v AS MATERIALIZED \(SELECT x\.lexemes, bookcase_search_prefixed\(x\.lexemes\)/,
       );
-      expect(text).toContain('s.prefix = ANY (((SELECT tsvector_to_array(');
+      expect(text).toContain('l.search_vector @@ ((SELECT v.all_words FROM v)::tsquery)');
+      expect(text).toContain('s.prefix = ANY (((SELECT v.lexemes FROM v)::text[]))');
       expect(text).toContain(`'\\&:*A', 'g')`);
       expect(text).toContain("to_tsvector('simple', bookcase_unaccent(l.name::text)) @@");
     });
@@ -359,7 +361,10 @@ describe('list-query', () => {
     expect(substringIds.text).not.toContain('l.slug');
     const textIds = pageIdsQuery({ q: 'buch' }, 20, 0);
     expectConsistent(textIds);
-    expect(textIds.text).toMatch(/CROSS JOIN LATERAL \(SELECT l\.id FROM \(/);
+    expect(textIds.text).toMatch(/CROSS JOIN LATERAL \(SELECT r\.\* FROM \(/);
+    expect(textIds.text).toContain(
+      'CROSS JOIN LATERAL (SELECT l.id FROM libraries l WHERE l.id = m.id OFFSET 0) r',
+    );
     expect(textIds.text).not.toContain('l.slug');
     const rows = byIdsQuery([3, 1, 2], 9);
     expectConsistent(rows);

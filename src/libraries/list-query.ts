@@ -544,6 +544,11 @@ interface TextConditions {
    */
   bitmapped: string | null;
   lexemes: string;
+  /**
+   * Prepared: the definition of the CTE `v`, which computes the words' lexemes and tsqueries once per execution (the
+   * fields above and below read it as one-row subqueries); null unprepared.
+   */
+  values: string | null;
   /** The tsquery of all matches, and of the matches whose name holds every word. */
   all: string;
   name: string;
@@ -574,7 +579,6 @@ function textConditions(
   prepared = false,
 ): TextConditions {
   const base = new Sql(sql.params);
-  const hide = (expression: string) => (prepared ? `(SELECT ${expression})` : expression);
   addListConditions(base, { ...search, q: undefined, country: undefined }, 'count');
   // The status is then the base's only condition unless has_photo (city and postal_code) add theirs.
   const alone = base.where.length === 1;
@@ -588,18 +592,35 @@ function textConditions(
   }
   const param = sql.param(words);
   const textOnly = alone && !search.country;
-  // Cast, so that `= ANY (lexemes)` stays an array comparison (`ANY ((SELECT …))` would compare with each row).
-  const lexemes = prepared
-    ? `((SELECT ${queryLexemesSql(param)})::text[])`
-    : queryLexemesSql(param);
+  const bitmapped = textOnly || country !== null;
+  if (!prepared) {
+    const lexemes = queryLexemesSql(param);
+    return {
+      where: base.whereClause(),
+      textOnly,
+      country,
+      bitmapped: bitmapped ? `bookcase_search_prefixed(${lexemes})` : null,
+      lexemes,
+      values: null,
+      all: prefixTsQuerySql(param),
+      name: prefixTsQuerySql(param, 'A'),
+    };
+  }
+  // Each read of `v` is an InitPlan of its own; the words are folded and parsed once. Cast, so that
+  // `= ANY (lexemes)` stays an array comparison (`ANY ((SELECT …))` would compare with each row).
+  const read = (column: string, type: string) => `((SELECT v.${column} FROM v)::${type})`;
+  const lexemes = queryLexemesSql(param);
   return {
     where: base.whereClause(),
     textOnly,
     country,
-    bitmapped: textOnly || country !== null ? hide(`bookcase_search_prefixed(${lexemes})`) : null,
-    lexemes,
-    all: hide(prefixTsQuerySql(param)),
-    name: hide(prefixTsQuerySql(param, 'A')),
+    bitmapped: bitmapped ? read('bitmapped', 'boolean') : null,
+    lexemes: read('lexemes', 'text[]'),
+    values: `SELECT x.lexemes, bookcase_search_prefixed(x.lexemes) AS bitmapped,
+             ${prefixTsQuerySql(param)} AS all_words, ${prefixTsQuerySql(param, 'A')} AS name_words
+           FROM (SELECT ${lexemes} AS lexemes) x`,
+    all: read('all_words', 'tsquery'),
+    name: read('name_words', 'tsquery'),
   };
 }
 
@@ -732,13 +753,20 @@ function textPageQuery(
          SELECT c.total, c.in_name, ${approved}, ${t.bitmapped} AS bitmapped FROM (${textCounts(t)}) c
          OFFSET 0) c`
     : `SELECT c.total, c.in_name, ${approved} FROM (${textCounts(t)}) c`;
-  const page = `SELECT ${selected} FROM (
-         SELECT * FROM (
+  const pageIds = `SELECT * FROM (
            ${parts}) u
-         ORDER BY u.part, u.created_at DESC, u.id DESC LIMIT ${lim} OFFSET ${off}) m
+         ORDER BY u.part, u.created_at DESC, u.id DESC LIMIT ${lim} OFFSET ${off}`;
+  // Prepared, the page's rows are read one by one by id (a LATERAL subquery kept apart by OFFSET 0): the generic plan
+  // estimates the page at a tenth of the parts' rows (the LIMIT is an InitPlan), and on a small list it then read every
+  // library to hash-join them (6,000 libraries: a sequential scan per page).
+  const page = prepared
+    ? `SELECT r.* FROM (${pageIds}) m
+       CROSS JOIN LATERAL (SELECT ${selected} FROM libraries l WHERE l.id = m.id OFFSET 0) r
+       ORDER BY m.part, m.created_at DESC, m.id DESC`
+    : `SELECT ${selected} FROM (${pageIds}) m
        JOIN libraries l ON l.id = m.id ORDER BY m.part, m.created_at DESC, m.id DESC`;
   return {
-    text: `WITH t AS MATERIALIZED (${counts})
+    text: `WITH ${t.values === null ? '' : `v AS MATERIALIZED (${t.values}), `}t AS MATERIALIZED (${counts})
        ${withTotal ? `SELECT t.total, p.* FROM t LEFT JOIN LATERAL (${page}) p ON true` : `SELECT p.* FROM t CROSS JOIN LATERAL (${page}) p`}`,
     params: sql.params,
   };
