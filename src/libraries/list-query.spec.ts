@@ -280,24 +280,38 @@ describe('list-query', () => {
       expect(text).not.toContain('ts_rank');
       expect(text).toContain('ORDER BY m.part, m.created_at DESC, m.id DESC');
       // Each part reads at most offset + limit rows, walked newest first or collected and sorted, and not at all
-      // when it is empty or past the page (one-time filters on the counts).
-      expect(text).toContain('WITH t AS MATERIALIZED');
+      // when it is empty or past the page (one-time filters on the counts). Prepared (q alone), the page's values
+      // are one-row subqueries.
+      const reach = String.raw`\(\(SELECT \$\d+::int\) \+ \(SELECT \$\d+::int\)\)`;
+      expect(text).toContain('t AS MATERIALIZED');
       expect(
-        text.match(/ORDER BY l\.created_at DESC, l\.id DESC LIMIT \(\$\d+::int \+ \$\d+::int\)/g),
+        text.match(
+          new RegExp(String.raw`ORDER BY l\.created_at DESC, l\.id DESC LIMIT ${reach}`, 'g'),
+        ),
       ).toHaveLength(2);
       expect(
-        text.match(/ORDER BY c\.created_at DESC, c\.id DESC LIMIT \(\$\d+::int \+ \$\d+::int\)/g),
+        text.match(
+          new RegExp(String.raw`ORDER BY c\.created_at DESC, c\.id DESC LIMIT ${reach}`, 'g'),
+        ),
       ).toHaveLength(2);
       expect(text).toContain('t.in_name > 0 AND NOT t.bits1 AND 16 * (t.in_name)::float8');
       // q alone (or with country alone): a long walk tests the bitmaps' bits, by bookcase_search_walk.
       expect(text).toMatch(
-        /FROM bookcase_search_walk\(tsvector_to_array\(.*\), NULL, true, \(\$\d+::int \+ \$\d+::int\)\) w\s+WHERE t\.in_name > 0 AND t\.bits1 AND 16 \*/,
+        new RegExp(
+          String.raw`FROM bookcase_search_walk\(\(\(SELECT v\.lexemes FROM v\)::text\[\]\), NULL, true, ${reach}\) w\s+WHERE t\.in_name > 0 AND t\.bits1 AND 16 \*`,
+        ),
       );
       expect(text).toContain('bookcase_search_walk(');
       expect(text).toMatch(/>= 4000::float8 \* \(c\.in_name\)\) AS bits1/);
       expect(countAndPageQuery({ q: 'buch', country: 'de' }, null, 20, 0).text).toMatch(
-        /bookcase_search_walk\(tsvector_to_array\(.*\), \$\d+, false,/,
+        /bookcase_search_walk\(\(\(SELECT v\.lexemes FROM v\)::text\[\]\), \(SELECT \$\d+::char\(2\)\), false,/,
       );
+      // Unprepared (with a place filter), the values are bare parameters: constants when PostgreSQL plans.
+      const placed = countAndPageQuery({ q: 'buch', city: 'Köln' }, null, 20, 40).text;
+      expect(
+        placed.match(/ORDER BY c\.created_at DESC, c\.id DESC LIMIT \(\$\d+::int \+ \$\d+::int\)/g),
+      ).toHaveLength(2);
+      expect(placed).not.toContain('(SELECT nullif(regexp_replace(');
       // Other filters: the bitmaps do not hold their matches.
       for (const search of [
         { q: 'buch', city: 'Köln' },
@@ -309,8 +323,15 @@ describe('list-query', () => {
       }
       expect(text).toContain('t.total > t.in_name AND t.in_name < (');
       expect(text).toMatch(
-        /ORDER BY u\.part, u\.created_at DESC, u\.id DESC LIMIT \$\d+::int OFFSET \$\d+::int/,
+        /ORDER BY u\.part, u\.created_at DESC, u\.id DESC LIMIT \(SELECT \$\d+::int\) OFFSET \(SELECT \$\d+::int\)/,
       );
+      // The words' tsqueries and lexemes are InitPlans too, never computed per row, and the words are parsed once,
+      // in `v`.
+      expect(text).toMatch(
+        /^WITH v AS MATERIALIZED \(SELECT x\.lexemes, bookcase_search_prefixed\(x\.lexemes\)/,
+      );
+      expect(text).toContain('l.search_vector @@ ((SELECT v.all_words FROM v)::tsquery)');
+      expect(text).toContain('s.prefix = ANY (((SELECT v.lexemes FROM v)::text[]))');
       expect(text).toContain(`'\\&:*A', 'g')`);
       expect(text).toContain("to_tsvector('simple', bookcase_unaccent(l.name::text)) @@");
     });
@@ -338,14 +359,17 @@ describe('list-query', () => {
     expect(isRanked({ country: 'DE' })).toBe(false);
   });
 
-  it('prepares lists without text filters only', () => {
+  it('prepares lists without text filters, and q ordered by text without a place filter', () => {
     expect(worthPreparing({ near: { lat: 1, lng: 1 } })).toBe(true);
     expect(worthPreparing({ near: { lat: 1, lng: 1 }, country: 'DE', hasPhoto: true })).toBe(true);
     expect(worthPreparing({ near: { lat: 1, lng: 1 }, q: 'x' })).toBe(false);
     expect(worthPreparing({ near: { lat: 1, lng: 1 }, city: 'x' })).toBe(false);
     expect(worthPreparing({})).toBe(true);
     expect(worthPreparing({ country: 'DE', hasPhoto: true })).toBe(true);
-    expect(worthPreparing({ q: 'x' })).toBe(false);
+    expect(worthPreparing({ q: 'x' })).toBe(true);
+    expect(worthPreparing({ q: 'x', country: 'DE', hasPhoto: false })).toBe(true);
+    expect(worthPreparing({ q: '…' })).toBe(false);
+    expect(worthPreparing({ q: 'x', city: 'y' })).toBe(false);
     expect(worthPreparing({ search: 'x' })).toBe(false);
     expect(worthPreparing({ postalCode: '10' })).toBe(false);
   });
@@ -360,7 +384,10 @@ describe('list-query', () => {
     expect(substringIds.text).not.toContain('l.slug');
     const textIds = pageIdsQuery({ q: 'buch' }, 20, 0);
     expectConsistent(textIds);
-    expect(textIds.text).toMatch(/CROSS JOIN LATERAL \(SELECT l\.id FROM \(/);
+    expect(textIds.text).toMatch(/CROSS JOIN LATERAL \(SELECT r\.\* FROM \(/);
+    expect(textIds.text).toContain(
+      'CROSS JOIN LATERAL (SELECT l.id FROM libraries l WHERE l.id = m.id OFFSET 0) r',
+    );
     expect(textIds.text).not.toContain('l.slug');
     const rows = byIdsQuery([3, 1, 2], 9);
     expectConsistent(rows);

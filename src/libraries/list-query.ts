@@ -179,6 +179,7 @@ function aggregateCount(sql: Sql, search: LibrarySearch): string {
  * Proximity's PostGIS conditions cost about 0.3 ms to plan already at 100k.
  */
 export function worthPreparing(search: LibrarySearch): boolean {
+  if (textPrepared(search)) return true;
   return !search.q && !search.search && !search.city && !search.postalCode;
 }
 
@@ -553,27 +554,83 @@ interface TextConditions {
    */
   bitmapped: string | null;
   lexemes: string;
+  /**
+   * Prepared: the definition of the CTE `v`, which computes the words' lexemes and tsqueries once per execution (the
+   * fields above and below read it as one-row subqueries); null unprepared.
+   */
+  values: string | null;
   /** The tsquery of all matches, and of the matches whose name holds every word. */
   all: string;
   name: string;
 }
 
-function textConditions(sql: Sql, search: LibrarySearch, words: string): TextConditions {
+/**
+ * Whether a `q` list ordered by text is prepared (worthPreparing): `q` alone, or with `country` and/or `has_photo`.
+ * Its statement (textPageQuery) then hides every value in a one-row subquery (an InitPlan), as pagingValue does: the
+ * words' tsqueries and lexemes, the country, the page. Planning was 1.5–2 ms of a cheap `q` statement's 2–2.5 ms at
+ * 1M (every branch of textCounts and textPageQuery, each reference to `libraries` weighing its 25 indexes); with the
+ * values hidden, custom plans cost what the generic plan costs and PostgreSQL keeps it after five executions. With
+ * `city` or `postal_code` the statement stays unprepared: its best plan depends on the place's text.
+ */
+function textPrepared(search: LibrarySearch): boolean {
+  return orderedTextWords(search) !== null && !search.city && !search.postalCode;
+}
+
+/**
+ * The conditions of a `q` list. `prepared` (textPrepared): every value is a one-row subquery, so the choices that
+ * PostgreSQL made from the constants when planning (which of textCounts' branches runs, bitmaps or not) are made when
+ * the statement runs (one-time filters on InitPlans), and each tsquery is still computed once per execution (a bare
+ * expression of a parameter would be computed again for every row a filter reads).
+ */
+function textConditions(
+  sql: Sql,
+  search: LibrarySearch,
+  words: string,
+  prepared = false,
+): TextConditions {
   const base = new Sql(sql.params);
-  addListConditions(base, { ...search, q: undefined }, 'count');
+  addListConditions(base, { ...search, q: undefined, country: undefined }, 'count');
+  // The status is then the base's only condition unless has_photo (city and postal_code) add theirs.
+  const alone = base.where.length === 1;
+  let country: string | null = null;
+  if (search.country) {
+    const param = sql.param(search.country.toUpperCase());
+    const value = prepared ? `(SELECT ${param}::char(2))` : param;
+    base.and(`l.country = ${value}`);
+    // `country` alone besides `q`: counted with library_country_bitmaps.
+    if (alone) country = value;
+  }
   const param = sql.param(words);
-  // `country` alone besides `q` (the status and the country are the base's only conditions).
-  const country = search.country && base.where.length === 2 ? search.country.toUpperCase() : null;
-  const textOnly = base.where.length === 1;
+  const textOnly = alone && !search.country;
+  const bitmapped = textOnly || country !== null;
+  if (!prepared) {
+    const lexemes = queryLexemesSql(param);
+    return {
+      where: base.whereClause(),
+      textOnly,
+      country,
+      bitmapped: bitmapped ? `bookcase_search_prefixed(${lexemes})` : null,
+      lexemes,
+      values: null,
+      all: prefixTsQuerySql(param),
+      name: prefixTsQuerySql(param, 'A'),
+    };
+  }
+  // Each read of `v` is an InitPlan of its own; the words are folded and parsed once. Cast, so that
+  // `= ANY (lexemes)` stays an array comparison (`ANY ((SELECT …))` would compare with each row).
+  const read = (column: string, type: string) => `((SELECT v.${column} FROM v)::${type})`;
   const lexemes = queryLexemesSql(param);
   return {
     where: base.whereClause(),
     textOnly,
-    country: country === null ? null : sql.param(country),
-    bitmapped: textOnly || country !== null ? `bookcase_search_prefixed(${lexemes})` : null,
-    lexemes,
-    all: prefixTsQuerySql(param),
-    name: prefixTsQuerySql(param, 'A'),
+    country,
+    bitmapped: bitmapped ? read('bitmapped', 'boolean') : null,
+    lexemes: read('lexemes', 'text[]'),
+    values: `SELECT x.lexemes, bookcase_search_prefixed(x.lexemes) AS bitmapped,
+             ${prefixTsQuerySql(param)} AS all_words, ${prefixTsQuerySql(param, 'A')} AS name_words
+           FROM (SELECT ${lexemes} AS lexemes) x`,
+    all: read('all_words', 'tsquery'),
+    name: read('name_words', 'tsquery'),
   };
 }
 
@@ -584,8 +641,9 @@ function textConditions(sql: Sql, search: LibrarySearch, words: string): TextCon
  * of 8,192 ids (about 120 rows per word at 1M, whatever the number of matches: through GIN, PostgreSQL 15 reads a heap
  * page per match, seconds cold for `book swap`). With `country` as the only other filter, any number of such words:
  * the same AND with the country's bitmap (library_country_bitmaps). Otherwise counted from `libraries`, both in one
- * scan (linear in the matches). The lexemes are constants when PostgreSQL plans the statement, so the branches not
- * taken become one-time filters that are false and read nothing.
+ * scan (linear in the matches). The branches not taken are one-time filters that are false and read nothing: folded
+ * when PostgreSQL plans the statement (unprepared, the lexemes are constants), or tested once when it runs (prepared,
+ * the lexemes are an InitPlan: textConditions).
  */
 function textCounts(t: TextConditions): string {
   const counted = `SELECT count(*) AS total, count(*) FILTER (WHERE l.search_vector @@ ${t.name}) AS in_name
@@ -646,10 +704,12 @@ function textPageQuery(
 ): Statement {
   const sql = new Sql();
   const selected = columns(sql);
-  const t = textConditions(sql, search, words);
-  const lim = `${sql.param(limit)}::int`;
-  const off = `${sql.param(offset)}::int`;
-  // A constant when PostgreSQL plans the statement, so it plans each part for that many rows.
+  const prepared = textPrepared(search);
+  const t = textConditions(sql, search, words, prepared);
+  const lim = pagingValue(sql, limit, prepared);
+  const off = pagingValue(sql, offset, prepared);
+  // Unprepared, a constant when PostgreSQL plans the statement, so it plans each part for that many rows; prepared,
+  // a sum of two InitPlans (each part planned for a tenth of its rows: the same plans at 1M).
   const reach = `(${off} + ${lim})`;
   const bitmapped = t.bitmapped !== null;
   const part = (n: number, size: string, needed: string, walked: string, collected: string) => {
@@ -703,13 +763,20 @@ function textPageQuery(
          SELECT c.total, c.in_name, ${approved}, ${t.bitmapped} AS bitmapped FROM (${textCounts(t)}) c
          OFFSET 0) c`
     : `SELECT c.total, c.in_name, ${approved} FROM (${textCounts(t)}) c`;
-  const page = `SELECT ${selected} FROM (
-         SELECT * FROM (
+  const pageIds = `SELECT * FROM (
            ${parts}) u
-         ORDER BY u.part, u.created_at DESC, u.id DESC LIMIT ${lim} OFFSET ${off}) m
+         ORDER BY u.part, u.created_at DESC, u.id DESC LIMIT ${lim} OFFSET ${off}`;
+  // Prepared, the page's rows are read one by one by id (a LATERAL subquery kept apart by OFFSET 0): the generic plan
+  // estimates the page at a tenth of the parts' rows (the LIMIT is an InitPlan), and on a small list it then read every
+  // library to hash-join them (6,000 libraries: a sequential scan per page).
+  const page = prepared
+    ? `SELECT r.* FROM (${pageIds}) m
+       CROSS JOIN LATERAL (SELECT ${selected} FROM libraries l WHERE l.id = m.id OFFSET 0) r
+       ORDER BY m.part, m.created_at DESC, m.id DESC`
+    : `SELECT ${selected} FROM (${pageIds}) m
        JOIN libraries l ON l.id = m.id ORDER BY m.part, m.created_at DESC, m.id DESC`;
   return {
-    text: `WITH t AS MATERIALIZED (${counts})
+    text: `WITH ${t.values === null ? '' : `v AS MATERIALIZED (${t.values}), `}t AS MATERIALIZED (${counts})
        ${withTotal ? `SELECT t.total, p.* FROM t LEFT JOIN LATERAL (${page}) p ON true` : `SELECT p.* FROM t CROSS JOIN LATERAL (${page}) p`}`,
     params: sql.params,
   };
