@@ -1,7 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexConcurrently, createUnlessExists, fillByChunk } from './chunked-fill.js';
 
-/** Library ids per bitmap row (the layout of library_search_bitmaps and library_search_tokens). */
-const CHUNK = 8192;
+/** Each table and the function that gives a library's keys (token, in_name) from its folded text and name. */
+const TABLES = [
+  ['library_search_grams', 'bookcase_search_grams'],
+  ['library_search_triples', 'bookcase_search_triples'],
+] as const;
 
 /**
  * Substring `search` at a million libraries (issue 22), the substrings library_search_tokens (migration
@@ -19,11 +23,13 @@ const CHUNK = 8192;
  *   digits in a row are kept (what bookcase_search_tripled accepts), as for tokens.
  *
  * Both are kept by the statement-level triggers of library_search_tokens' kind (bookcase_search_bits_sync, one
- * function for both tables: XOR of the changed bits, one grouped upsert in key order, empty rows deleted). They are
- * filled chunk by chunk and table by table, each in a transaction of its own under SHARE on `libraries` (at 1M,
- * 5–15 s quiet, up to 40 s under load 20), after the triggers exist: a write between two chunks toggles the bits of its chunk, and a chunk's fill
- * replaces its rows with a recount that sees every committed write, so nothing is lost or counted twice; writes wait
- * for one chunk's fill at most, never for the whole fill.
+ * function for both tables: XOR of the changed bits, one grouped upsert in key order, empty rows deleted). Built
+ * without blocking writes to `libraries` for long (brief 22f2): the tables, functions and triggers in one short
+ * transaction, then each table filled through fillByChunk (migrations/chunked-fill.ts; a chunk's rows computed
+ * without a lock, swapped in under a short SHARE lock on `libraries` if its libraries were not written meanwhile),
+ * then the trigram index `CONCURRENTLY`. Not one transaction: a run interrupted part way leaves the structure, and
+ * the next run fills every chunk again. (Its first version computed each chunk under SHARE: at 1M, 5–15 s quiet and
+ * up to 40 s under load 20 of blocked writes per chunk.)
  */
 export class SearchShortGrams1767800000000 implements MigrationInterface {
   name = 'SearchShortGrams1767800000000';
@@ -31,27 +37,35 @@ export class SearchShortGrams1767800000000 implements MigrationInterface {
   transaction = false;
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    // Resumable: after a failure part-way through the fill (the tables and triggers committed, the migration not
-    // recorded), a second run refills every chunk.
-    const [{ created }] = (await queryRunner.query(
-      `SELECT to_regclass('library_search_grams') IS NOT NULL AS created`,
-    )) as { created: boolean }[];
-    if (!created) await createTables(queryRunner);
-    const [{ last }] = (await queryRunner.query(
-      `SELECT coalesce(max(id), -1) >> 13 AS last FROM libraries`,
-    )) as { last: number }[];
-    for (let chunk = 0; chunk <= last; chunk += 1) await fillChunk(queryRunner, chunk);
-    for (const table of ['library_search_grams', 'library_search_triples'])
-      await queryRunner.query(`DROP INDEX CONCURRENTLY IF EXISTS ${table}_fill_idx`);
+    await createUnlessExists(queryRunner, 'library_search_grams', () =>
+      createStructure(queryRunner),
+    );
+    for (const [table, keys] of TABLES) {
+      // For its fill only: the rows of a chunk, to replace them (the primary key starts with the token).
+      await createIndexConcurrently(queryRunner, `${table}_fill_idx`, `ON ${table} (chunk)`);
+      await fillByChunk(queryRunner, {
+        table,
+        columns: 'token, chunk, approved, in_name',
+        rows: `
+          SELECT p.token, $1::int,
+                 bookcase_search_bits(array_agg(l.id & 8191)),
+                 bookcase_search_bits(coalesce(array_agg(l.id & 8191) FILTER (WHERE p.in_name), '{}'))
+          FROM libraries l, ${keys}(l.search_text, lower(bookcase_unaccent(l.name))) p
+          WHERE l.status = 'approved' AND l.id >= $1::int * 8192::bigint AND l.id < ($1::int + 1) * 8192::bigint
+          GROUP BY 1 ORDER BY 1`,
+      });
+      await queryRunner.query(`DROP INDEX CONCURRENTLY ${table}_fill_idx`);
+    }
     // Outside a transaction: writes to `libraries` (whose triggers write this table) go on while it is built.
-    await queryRunner.query('DROP INDEX CONCURRENTLY IF EXISTS library_search_triples_trgm_idx');
-    await queryRunner.query(`
-      CREATE INDEX CONCURRENTLY library_search_triples_trgm_idx ON library_search_triples
-      USING gin (token gin_trgm_ops)`);
+    await createIndexConcurrently(
+      queryRunner,
+      'library_search_triples_trgm_idx',
+      'ON library_search_triples USING gin (token gin_trgm_ops)',
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    for (const table of ['library_search_grams', 'library_search_triples']) {
+    for (const [table] of TABLES) {
       for (const op of ['insert', 'update', 'delete'])
         await queryRunner.query(`DROP TRIGGER ${table}_${op} ON libraries`);
       await queryRunner.query(`DROP TABLE ${table}`);
@@ -64,14 +78,12 @@ export class SearchShortGrams1767800000000 implements MigrationInterface {
   }
 }
 
-/** The tables, their functions and triggers, in one transaction (empty: fillChunk fills them). */
-async function createTables(queryRunner: QueryRunner): Promise<void> {
-  await queryRunner.startTransaction();
-  try {
-    for (const table of ['library_search_grams', 'library_search_triples']) {
-      // Compressed down to the smallest row, kept in the row, as library_search_tokens' rows are (most rows are
-      // sparse: a rare gram, a window holding a house number and a postal code).
-      await queryRunner.query(`
+/** The tables, their functions and triggers (the tables empty: fillByChunk fills them). */
+async function createStructure(queryRunner: QueryRunner): Promise<void> {
+  for (const [table] of TABLES) {
+    // Compressed down to the smallest row, kept in the row, as library_search_tokens' rows are (most rows are
+    // sparse: a rare gram, a window holding a house number and a postal code).
+    await queryRunner.query(`
           CREATE TABLE ${table} (
             token text NOT NULL,
             chunk integer NOT NULL,
@@ -79,15 +91,13 @@ async function createTables(queryRunner: QueryRunner): Promise<void> {
             in_name bit(8192) NOT NULL,
             PRIMARY KEY (token, chunk)
           ) WITH (toast_tuple_target = 128)`);
-      await queryRunner.query(`
-          ALTER TABLE ${table} ALTER COLUMN approved SET STORAGE MAIN, ALTER COLUMN in_name SET STORAGE MAIN`);
-      // Only for the fill, which deletes a chunk's rows (those a write left before its chunk was filled).
-      await queryRunner.query(`CREATE INDEX ${table}_fill_idx ON ${table} (chunk)`);
-    }
-    // The distinct substrings of one and two characters without a space of a folded text and of its folded name:
-    // its characters, and its pairs from the first and from the second character on (substr by position walks the
-    // text from its start each time: 1.2 ms a library against 0.28).
     await queryRunner.query(`
+          ALTER TABLE ${table} ALTER COLUMN approved SET STORAGE MAIN, ALTER COLUMN in_name SET STORAGE MAIN`);
+  }
+  // The distinct substrings of one and two characters without a space of a folded text and of its folded name:
+  // its characters, and its pairs from the first and from the second character on (substr by position walks the
+  // text from its start each time: 1.2 ms a library against 0.28).
+  await queryRunner.query(`
         CREATE FUNCTION bookcase_search_grams(folded text, folded_name text)
         RETURNS TABLE (token text, in_name boolean)
         LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -102,10 +112,10 @@ async function createTables(queryRunner: QueryRunner): Promise<void> {
           WHERE strpos(g.token, ' ') = 0
           GROUP BY g.token
         $$`);
-    // The windows of three neighbouring tokens (split on single spaces, as bookcase_search_tokens splits) of a
-    // folded text and of its folded name; a window over 200 characters as its pieces; only those with three
-    // letters or digits in a row.
-    await queryRunner.query(`
+  // The windows of three neighbouring tokens (split on single spaces, as bookcase_search_tokens splits) of a
+  // folded text and of its folded name; a window over 200 characters as its pieces; only those with three
+  // letters or digits in a row.
+  await queryRunner.query(`
         CREATE FUNCTION bookcase_search_triples(folded text, folded_name text)
         RETURNS TABLE (token text, in_name boolean)
         LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -124,23 +134,23 @@ async function createTables(queryRunner: QueryRunner): Promise<void> {
           WHERE p.piece ~ '[[:alnum:]]{3}'
           GROUP BY p.piece
         $$`);
-    // Whether a folded substring is one gram of library_search_grams, and whether library_search_triples counts it
-    // (3 to 100 characters, two spaces, three letters or digits in a row). Immutable: PostgreSQL decides when it
-    // plans a statement whose pattern is a constant.
-    await queryRunner.query(`
+  // Whether a folded substring is one gram of library_search_grams, and whether library_search_triples counts it
+  // (3 to 100 characters, two spaces, three letters or digits in a row). Immutable: PostgreSQL decides when it
+  // plans a statement whose pattern is a constant.
+  await queryRunner.query(`
         CREATE FUNCTION bookcase_search_gram(folded text) RETURNS boolean
         LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
           SELECT char_length(folded) BETWEEN 1 AND 2 AND strpos(folded, ' ') = 0
         $$`);
-    await queryRunner.query(`
+  await queryRunner.query(`
         CREATE FUNCTION bookcase_search_tripled(folded text) RETURNS boolean
         LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
           SELECT char_length(folded) BETWEEN 3 AND 100 AND cardinality(string_to_array(folded, ' ')) = 3
             AND folded ~ '[[:alnum:]]{3}'
         $$`);
-    // bookcase_search_tokens_sync for any table of this layout: TG_ARGV[0] is the table, TG_ARGV[1] the function
-    // that gives a library's keys (token, in_name) from its folded text and folded name.
-    await queryRunner.query(`
+  // bookcase_search_tokens_sync for any table of this layout: TG_ARGV[0] is the table, TG_ARGV[1] the function
+  // that gives a library's keys (token, in_name) from its folded text and folded name.
+  await queryRunner.query(`
         CREATE FUNCTION bookcase_search_bits_sync() RETURNS trigger LANGUAGE plpgsql AS $$
         DECLARE
           keys text := quote_ident(TG_ARGV[1]);
@@ -199,60 +209,19 @@ async function createTables(queryRunner: QueryRunner): Promise<void> {
           RETURN NULL;
         END
         $$`);
-    for (const [table, keys] of [
-      ['library_search_grams', 'bookcase_search_grams'],
-      ['library_search_triples', 'bookcase_search_triples'],
-    ]) {
-      const args = `'${table}', '${keys}'`;
-      await queryRunner.query(`
+  for (const [table, keys] of TABLES) {
+    const args = `'${table}', '${keys}'`;
+    await queryRunner.query(`
           CREATE TRIGGER ${table}_insert AFTER INSERT ON libraries
           REFERENCING NEW TABLE AS new_rows
           FOR EACH STATEMENT EXECUTE FUNCTION bookcase_search_bits_sync(${args})`);
-      await queryRunner.query(`
+    await queryRunner.query(`
           CREATE TRIGGER ${table}_update AFTER UPDATE ON libraries
           REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
           FOR EACH STATEMENT EXECUTE FUNCTION bookcase_search_bits_sync(${args})`);
-      await queryRunner.query(`
+    await queryRunner.query(`
           CREATE TRIGGER ${table}_delete AFTER DELETE ON libraries
           REFERENCING OLD TABLE AS old_rows
           FOR EACH STATEMENT EXECUTE FUNCTION bookcase_search_bits_sync(${args})`);
-    }
-    await queryRunner.commitTransaction();
-  } catch (error) {
-    await queryRunner.rollbackTransaction();
-    throw error;
-  }
-}
-
-/**
- * Recounts one chunk of each table, each in a transaction of its own under SHARE on `libraries`: no write is under
- * way while its rows are replaced, and every committed one (whose trigger may have left rows of this chunk) is
- * counted. At 1M under load 12–21 a chunk of both took 23 s on average (the grams about two thirds): one table at a
- * time, writes wait for less.
- */
-async function fillChunk(queryRunner: QueryRunner, chunk: number): Promise<void> {
-  for (const [table, keys] of [
-    ['library_search_grams', 'bookcase_search_grams'],
-    ['library_search_triples', 'bookcase_search_triples'],
-  ]) {
-    await queryRunner.startTransaction();
-    try {
-      await queryRunner.query('LOCK TABLE libraries IN SHARE MODE');
-      await queryRunner.query(`DELETE FROM ${table} WHERE chunk = $1`, [chunk]);
-      await queryRunner.query(
-        `INSERT INTO ${table} (token, chunk, approved, in_name)
-         SELECT p.token, $1::int,
-                bookcase_search_bits(array_agg(l.id & 8191)),
-                bookcase_search_bits(coalesce(array_agg(l.id & 8191) FILTER (WHERE p.in_name), '{}'))
-         FROM libraries l, ${keys}(l.search_text, lower(bookcase_unaccent(l.name))) p
-         WHERE l.status = 'approved' AND l.id >= $1::int * ${CHUNK} AND l.id < ($1::int + 1) * ${CHUNK}
-         GROUP BY p.token`,
-        [chunk],
-      );
-      await queryRunner.commitTransaction();
-    } catch (error) {
-      await queryRunner.rollbackTransaction();
-      throw error;
-    }
   }
 }

@@ -234,32 +234,58 @@ describe('search of one or two characters, and phrases of several spaces', () =>
     await client.connect();
     try {
       let failFill = true;
-      // Just what the migration uses of a QueryRunner; the first run stops where the first chunk's fill starts, with
-      // the tables and triggers committed (as a failure part-way would leave them).
+      let locks = 0;
+      let locked = false;
+      /** Statements that computed a chunk's keys from the libraries, with and without the lock on `libraries`. */
+      const computed = { locked: 0, unlocked: 0 };
+      // Just what the migration uses of a QueryRunner; the first run stops where the second chunk's rows would be
+      // swapped in (the grams of chunk 0 filled, those of chunk 1 and the triples not), with the tables and triggers
+      // committed, as a failure part-way would leave them.
       const runner = {
         query: async (text: string, params?: unknown[]) => {
-          if (failFill && text.includes('LOCK TABLE libraries')) throw new Error('stopped');
+          if (text.includes('LOCK TABLE libraries')) {
+            locks += 1;
+            if (failFill && locks === 2) throw new Error('stopped');
+            locked = true;
+          }
+          if (/bookcase_search_(grams|triples)\(l\./.test(text))
+            computed[locked ? 'locked' : 'unlocked'] += 1;
           return (await client.query(text, params)).rows;
         },
-        startTransaction: async () => void (await client.query('BEGIN')),
-        commitTransaction: async () => void (await client.query('COMMIT')),
-        rollbackTransaction: async () => void (await client.query('ROLLBACK')),
+        startTransaction: async (level?: string) =>
+          void (await client.query(level ? `BEGIN ISOLATION LEVEL ${level}` : 'BEGIN')),
+        commitTransaction: async () => {
+          locked = false;
+          await client.query('COMMIT');
+        },
+        rollbackTransaction: async () => {
+          locked = false;
+          await client.query('ROLLBACK');
+        },
       } as unknown as QueryRunner;
       const migration = new SearchShortGrams1767800000000();
       await migration.down(runner);
       await expect(migration.up(runner)).rejects.toThrow('stopped');
-      // Writes to libraries of chunks not yet filled: their triggers toggle bits of rows the fill has not written
-      // (a deletion or rejection sets the bit it means to clear).
+      const rows = (table: string) =>
+        sql(
+          `SELECT chunk, count(*)::int AS n FROM ${table} GROUP BY chunk ORDER BY chunk`,
+        ) as Promise<{ chunk: number; n: number }[]>;
+      expect((await rows('library_search_grams')).map(({ chunk }) => chunk)).toEqual([0]);
+      expect(await rows('library_search_triples')).toEqual([]);
+      // Writes to libraries of the filled chunk and of chunks not yet filled: in the latter their triggers toggle
+      // bits of rows the fill has not written (a deletion or rejection sets the bit it means to clear).
       await sql(`UPDATE libraries SET status = 'rejected' WHERE slug IN ('short-2', 'short-95')`);
       await sql(
         `UPDATE libraries SET name = 'Zz Neu', description = 'Ql ql' WHERE slug = 'short-13'`,
       );
       await sql(`DELETE FROM libraries WHERE slug IN ('short-4', 'short-97')`);
-      expect(await sql('SELECT count(*)::int AS n FROM library_search_grams')).not.toEqual([
-        { n: 0 },
-      ]);
+      expect((await rows('library_search_grams')).map(({ chunk }) => chunk)).toEqual([0, 1]);
+      expect(await rows('library_search_triples')).not.toEqual([]);
       failFill = false;
       await migration.up(runner);
+      // Every chunk's keys computed without the lock (nothing wrote meanwhile, so none again under it).
+      expect(computed.locked).toBe(0);
+      expect(computed.unlocked).toBeGreaterThanOrEqual(6);
     } finally {
       await client.end();
     }

@@ -4,6 +4,7 @@ import { SearchPrefixBitmaps1766000000000 } from '../../migrations/1766000000000
 import { CountrySearchBitmaps1766000000001 } from '../../migrations/1766000000001-country-search-bitmaps.js';
 import { LibrariesWithoutPhoto1767100000000 } from '../../migrations/1767100000000-libraries-without-photo.js';
 import { SearchTokenBitmaps1767500000000 } from '../../migrations/1767500000000-search-token-bitmaps.js';
+import { SearchShortGrams1767800000000 } from '../../migrations/1767800000000-search-short-grams.js';
 import { buildDataSourceOptions } from '../../src/database/data-source-options.js';
 import { runMigrationsLocked } from '../../src/database/migrate-locked.js';
 import { describeWithDatabaseServer } from '../support/app.js';
@@ -11,6 +12,7 @@ import { createTestDatabase, queryRows, type TestDatabase } from '../support/dat
 
 /** The migrations that fill per-chunk bitmaps from `libraries`, and the one that indexes it, last first. */
 const REVERTED = [
+  new SearchShortGrams1767800000000(),
   new SearchTokenBitmaps1767500000000(),
   new LibrariesWithoutPhoto1767100000000(),
   new CountrySearchBitmaps1766000000001(),
@@ -23,6 +25,18 @@ const TABLES = [
     table: 'library_search_tokens',
     key: 'token',
     keys: `bookcase_search_tokens(l.search_text, lower(bookcase_unaccent(l.name))) k(key, in_name)`,
+    inName: true,
+  },
+  {
+    table: 'library_search_grams',
+    key: 'token',
+    keys: `bookcase_search_grams(l.search_text, lower(bookcase_unaccent(l.name))) k(key, in_name)`,
+    inName: true,
+  },
+  {
+    table: 'library_search_triples',
+    key: 'token',
+    keys: `bookcase_search_triples(l.search_text, lower(bookcase_unaccent(l.name))) k(key, in_name)`,
     inName: true,
   },
   {
@@ -41,7 +55,8 @@ const TABLES = [
 
 /**
  * The migrations of the per-chunk bitmaps (`library_search_bitmaps`, `library_country_bitmaps`,
- * `library_search_tokens`) on a database that has libraries (brief 22b): each fills its table chunk by chunk in short
+ * `library_search_tokens`; `library_search_grams` and `library_search_triples`, brief 22f2) on a database that has
+ * libraries (brief 22b): each fills its table chunk by chunk in short
  * transactions after its triggers exist, so writes to `libraries` go on during the fills, and the result is exactly
  * a recount whatever those writes were (inserts in filled, unfilled and new chunks, approvals, rejections, renames
  * that move a token in or out of the name, text edits, deletions that empty a chunk).
@@ -130,7 +145,8 @@ describeWithDatabaseServer(
       const writer = new pg.Client({ connectionString: db.url });
       await writer.connect();
       let done = false;
-      let duringFill = 0;
+      /** Per fill index: the writes committed while it existed (its table's fill under way). */
+      const duringFill = new Map<string, number>();
       let writes = 0;
       const exists = async (sql: string) =>
         (await writer.query<{ yes: boolean }>(`SELECT ${sql} AS yes`)).rows[0].yes;
@@ -148,8 +164,11 @@ describeWithDatabaseServer(
           await writer.query(text, params);
           writes += 1;
           // Committed while a fill's own index still exists: that fill had not finished.
-          if (await exists(`EXISTS (SELECT 1 FROM pg_class WHERE relname LIKE '%\\_fill\\_idx')`))
-            duringFill += 1;
+          const { rows } = await writer.query<{ relname: string }>(
+            `SELECT relname FROM pg_class WHERE relname LIKE '%\\_fill\\_idx'`,
+          );
+          for (const { relname } of rows)
+            duringFill.set(relname, (duringFill.get(relname) ?? 0) + 1);
         }
       })();
       try {
@@ -161,7 +180,10 @@ describeWithDatabaseServer(
         await dataSource.destroy();
       }
 
-      expect(duringFill).toBeGreaterThan(0);
+      expect(duringFill.size).toBeGreaterThan(0);
+      // The fills of 1767800000000 (brief 22f2), each with writes committed while it ran.
+      for (const table of ['library_search_grams', 'library_search_triples'])
+        expect([table, (duringFill.get(`${table}_fill_idx`) ?? 0) > 0]).toEqual([table, true]);
       for (const table of TABLES) await expectRecounted(db.url, table);
       // No index of a fill left, none invalid.
       expect(
