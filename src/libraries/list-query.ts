@@ -1709,11 +1709,14 @@ function matchingPairs(v: ReturnType<typeof bothPlacesValues>, drives: string): 
       folded(place),
     );
   const pairs = `q.city, q.country, q.postal_code, q.approved, q.with_photo`;
-  return `SELECT ${pairs} FROM (${values(PLACES.city)}) v
+  // Each place's values behind OFFSET 0: without the fence, PostgreSQL nested the values' trigram scan inside the
+  // loop over the pairs and ran it once per pair (a 10k seed, `city=London&postal_code=805`: 349 scans, 571 ms;
+  // fenced, 14 ms).
+  return `SELECT ${pairs} FROM (${values(PLACES.city)} OFFSET 0) v
       JOIN library_place_pairs q ON q.city = v.city AND q.country = v.country
       WHERE NOT ${drives} AND ${hoistedMatches(PLACES.postalCode, 'q', v.postalCode.escaped)} AND q.approved > 0
     UNION ALL
-    SELECT ${pairs} FROM (${values(PLACES.postalCode)}) v
+    SELECT ${pairs} FROM (${values(PLACES.postalCode)} OFFSET 0) v
       JOIN library_place_pairs q ON q.postal_code = v.postal_code AND q.country = v.country
       WHERE ${drives} AND ${hoistedMatches(PLACES.city, 'q', v.city.escaped)} AND q.approved > 0`;
 }
