@@ -25,7 +25,10 @@ const logger = new Logger('Migrations');
  * server's own), so a long migration completes while the app's pool keeps its limits. `timeouts` are the app's:
  * only how long to wait for the connection is kept.
  */
-export async function migrateDatabase(url: string, timeouts: DatabaseTimeouts): Promise<Migration[]> {
+export async function migrateDatabase(
+  url: string,
+  timeouts: DatabaseTimeouts,
+): Promise<Migration[]> {
   const dataSource = await new DataSource(
     buildDataSourceOptions(url, 1, {
       ...timeouts,

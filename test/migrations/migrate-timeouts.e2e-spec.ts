@@ -60,7 +60,11 @@ async function databaseWithPendingMigration(): Promise<TestDatabase> {
  * of the database has waited for a lock longer than OUTLAST_MS (seen from a connection of its own: inside a
  * transaction pg_stat_activity stays as it was first read), or once `start` settled (failed) before.
  */
-async function startWhileLocked<T>(url: string, lockSql: string, start: () => Promise<T>): Promise<T> {
+async function startWhileLocked<T>(
+  url: string,
+  lockSql: string,
+  start: () => Promise<T>,
+): Promise<T> {
   const holder = new pg.Client({ connectionString: url });
   const watcher = new pg.Client({ connectionString: url });
   await Promise.all([holder.connect(), watcher.connect()]);
@@ -167,8 +171,10 @@ describeWithDatabaseServer('migrations on a database with configured timeouts', 
     db = await databaseWithPendingMigration();
     const url = db.url;
     // The test's transaction stands for the instance that holds the migration lock.
-    const app = await startWhileLocked(url, `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`, () =>
-      startApp(url),
+    const app = await startWhileLocked(
+      url,
+      `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`,
+      () => startApp(url),
     );
     try {
       expect(await migrated(url)).toBe(true);
@@ -180,8 +186,10 @@ describeWithDatabaseServer('migrations on a database with configured timeouts', 
   it('completes a pending migration through `cli migrate` that outlasts every limit', async () => {
     db = await databaseWithPendingMigration();
     const url = db.url;
-    const result = await startWhileLocked(url, 'LOCK TABLE libraries IN ACCESS EXCLUSIVE MODE', () =>
-      runNode(CLI, ['migrate'], cleanEnv(env(url))),
+    const result = await startWhileLocked(
+      url,
+      'LOCK TABLE libraries IN ACCESS EXCLUSIVE MODE',
+      () => runNode(CLI, ['migrate'], cleanEnv(env(url))),
     );
     expect([result.code, result.stderr]).toEqual([0, '']);
     expect(result.stdout).toMatch(/^Database is up to date \(\d+ migrations applied\)\.$/m);
