@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
@@ -138,50 +139,48 @@ describeWithDatabaseServer('migrations on a database with configured timeouts', 
     ...APP_TIMEOUTS,
   });
 
-  /** The app's module started as main.ts starts it (migrations at start), closed by the caller. */
-  async function startApp(url: string) {
-    const config = loadConfig(env(url));
-    const moduleRef = await Test.createTestingModule({
-      imports: [AppModule.forRoot({ config, databaseUrl: url, runMigrations: true })],
-    }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
-    return app;
-  }
-
-  it('completes a pending migration at start that outlasts every limit, and the app keeps its own', async () => {
+  /**
+   * The app's module started as main.ts starts it (migrations at start) on a database with a pending migration, while
+   * the test holds `lockSql` past every limit; then the migration is applied, and `check` runs on the started app.
+   */
+  async function expectStartMigrates(
+    lockSql: string,
+    check: (app: INestApplication) => Promise<void> = async () => undefined,
+  ): Promise<void> {
     db = await databaseWithPendingMigration();
     const url = db.url;
-    const app = await startWhileLocked(url, 'LOCK TABLE libraries IN ACCESS EXCLUSIVE MODE', () =>
-      startApp(url),
-    );
+    const app = await startWhileLocked(url, lockSql, async () => {
+      const moduleRef = await Test.createTestingModule({
+        imports: [
+          AppModule.forRoot({
+            config: loadConfig(env(url)),
+            databaseUrl: url,
+            runMigrations: true,
+          }),
+        ],
+      }).compile();
+      return moduleRef.createNestApplication({ logger: false }).init();
+    });
     try {
       expect(await migrated(url)).toBe(true);
+      await check(app);
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('completes a pending migration at start that outlasts every limit, and the app keeps its own', () =>
+    expectStartMigrates('LOCK TABLE libraries IN ACCESS EXCLUSIVE MODE', async (app) => {
       const database = app.get(Database);
       expect(await database.query('SHOW statement_timeout')).toEqual([{ statement_timeout: '1s' }]);
       await expect(database.query('SELECT pg_sleep(1.5)')).rejects.toThrow(
         'canceling statement due to statement timeout',
       );
-    } finally {
-      await app.close();
-    }
-  });
+    }));
 
-  it('starts an instance that waits for another instance migrating longer than every limit', async () => {
-    db = await databaseWithPendingMigration();
-    const url = db.url;
+  it('starts an instance that waits for another instance migrating longer than every limit', () =>
     // The test's transaction stands for the instance that holds the migration lock.
-    const app = await startWhileLocked(
-      url,
-      `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`,
-      () => startApp(url),
-    );
-    try {
-      expect(await migrated(url)).toBe(true);
-    } finally {
-      await app.close();
-    }
-  });
+    expectStartMigrates(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`));
 
   it('completes a pending migration through `cli migrate` that outlasts every limit', async () => {
     db = await databaseWithPendingMigration();
