@@ -6,7 +6,7 @@ import {
   DEFAULT_DATABASE_TIMEOUTS,
   type DatabaseTimeouts,
 } from './data-source-options.js';
-import { runMigrationsLocked } from './migrate-locked.js';
+import { migrateDatabase } from './migrate-locked.js';
 import { PreparedReader } from './prepared-reader.js';
 import { Database } from './database.js';
 
@@ -15,8 +15,9 @@ import { Database } from './database.js';
 @Module({})
 export class DatabaseModule {
   /**
-   * Connects to `url` and applies pending migrations before the app serves anything, under an advisory lock
-   * (runMigrationsLocked): instances starting together migrate once.
+   * Applies pending migrations before the app serves anything, on a connection of their own without the app's
+   * timeouts and under an advisory lock (migrateDatabase): instances starting together migrate once, and one that
+   * starts while another migrates waits for it. Then connects the app's pool, with `timeouts`.
    */
   static forRoot(
     url: string,
@@ -37,16 +38,8 @@ export class DatabaseModule {
             retryDelay: 1000,
           }),
           dataSourceFactory: async (options) => {
-            const dataSource = await new DataSource(options!).initialize();
-            if (runMigrations) {
-              try {
-                await runMigrationsLocked(dataSource);
-              } catch (error) {
-                await dataSource.destroy().catch(() => undefined);
-                throw error;
-              }
-            }
-            return dataSource;
+            if (runMigrations) await migrateDatabase(url, timeouts);
+            return new DataSource(options!).initialize();
           },
         }),
       ],

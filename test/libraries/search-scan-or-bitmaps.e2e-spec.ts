@@ -13,6 +13,7 @@ import {
   type SubstringRatios,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
+import { plainSearch, sqlOn } from '../support/search-reference.js';
 import { useTestSuite } from '../support/suite.js';
 
 interface PlanNode {
@@ -83,8 +84,7 @@ const WAYS: [string, SubstringRatios][] = [
 
 describe('search alone: a page of few matches from one scan, of many by parts', () => {
   const { db } = useTestSuite({ app: false });
-  const sql = (text: string, params: unknown[] = []) =>
-    withClient(db.url, async (client) => (await client.query(text, params)).rows);
+  const sql = sqlOn(db);
 
   beforeAll(async () => {
     // Ids across a chunk boundary (8,192 ids); 1 row in 40 with the postal code 10110 (rare), `kobold` in most.
@@ -109,16 +109,7 @@ describe('search alone: a page of few matches from one scan, of many by parts', 
   });
 
   /** The approved libraries whose folded text holds `text`: name matches first, then newest first. */
-  const expected = async (text: string) =>
-    (
-      await sql(
-        `SELECT l.id FROM libraries l
-         WHERE l.status = 'approved' AND strpos(l.search_text, lower(bookcase_unaccent($1))) > 0
-         ORDER BY strpos(lower(bookcase_unaccent(l.name)), lower(bookcase_unaccent($1))) > 0 DESC,
-                  l.created_at DESC, l.id DESC`,
-        [text],
-      )
-    ).map((row: { id: number }) => row.id);
+  const expected = (text: string) => plainSearch(sql, text, 'id');
 
   it.each(WAYS)('%s: the total and order of plain SQL on every page', async (_way, ratios) => {
     for (const text of SEARCHES) {

@@ -8,15 +8,18 @@ import pg from 'pg';
 import type { QueryRunner } from 'typeorm';
 import request from 'supertest';
 import { SearchShortGrams1767800000000 } from '../../migrations/1767800000000-search-short-grams.js';
-import { countQuery } from '../../src/libraries/list-query.js';
-import { withClient } from '../support/database.js';
+import {
+  countRelations,
+  expectSearchPages,
+  expectSearchTableRecounted,
+  sqlOn,
+} from '../support/search-reference.js';
 import { useTestSuite } from '../support/suite.js';
 
 describe('search of one or two characters, and phrases of several spaces', () => {
   const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
   const list = (query: string) => request(t.http).get(`/api/v1/libraries/?${query}`);
-  const sql = (text: string, params: unknown[] = []) =>
-    withClient(db.url, async (client) => (await client.query(text, params)).rows);
+  const sql = sqlOn(db);
 
   const LONG = 'kobold'.repeat(75);
   /** One and two characters (letters, digits, accents both ways, punctuation, LIKE metacharacters), phrases. */
@@ -66,87 +69,17 @@ describe('search of one or two characters, and phrases of several spaces', () =>
     `${LONG.slice(-95)} köln ko`,
   ];
 
-  /** The approved libraries whose folded text holds `text`: name matches first, then newest first. */
-  const expected = async (text: string) =>
-    (
-      await sql(
-        `SELECT l.slug FROM libraries l
-         WHERE l.status = 'approved' AND strpos(l.search_text, lower(bookcase_unaccent($1))) > 0
-         ORDER BY strpos(lower(bookcase_unaccent(l.name)), lower(bookcase_unaccent($1))) > 0 DESC,
-                  l.created_at DESC, l.id DESC`,
-        [text],
-      )
-    ).map((row: { slug: string }) => row.slug);
-
   /** Pages 1, 2, one in the middle and the last, at each page size: total and slugs as plain SQL has them. */
-  async function expectSearches(): Promise<void> {
-    for (const text of SEARCHES) {
-      const want = await expected(text);
-      for (const size of [50, 7, 2]) {
-        const last = Math.max(1, Math.ceil(want.length / size));
-        for (const page of new Set([1, 2, Math.ceil(last / 2), last])) {
-          const res = await list(
-            `search=${encodeURIComponent(text)}&page_size=${size}&page=${page}`,
-          );
-          const slugs = (res.body.items as { slug: string }[] | undefined)?.map(
-            (item) => item.slug,
-          );
-          expect([text, size, page, res.status, res.body.pagination?.total, slugs]).toEqual([
-            text,
-            size,
-            page,
-            200,
-            want.length,
-            want.slice((Math.min(page, last) - 1) * size, Math.min(page, last) * size),
-          ]);
-        }
-      }
-    }
-  }
+  const expectSearches = () => expectSearchPages(sql, list, SEARCHES);
 
   /** Each table holds exactly the bits of a recount by its key function, and no empty row. */
   async function expectTablesExact(): Promise<void> {
-    for (const [table, keys] of [
-      ['library_search_grams', 'bookcase_search_grams'],
-      ['library_search_triples', 'bookcase_search_triples'],
-    ]) {
-      const missing = await sql(
-        `SELECT p.token, l.id FROM libraries l
-         CROSS JOIN ${keys}(l.search_text, lower(bookcase_unaccent(l.name))) p
-         LEFT JOIN ${table} s ON s.token = p.token AND s.chunk = l.id >> 13
-         WHERE l.status = 'approved'
-           AND (s.token IS NULL OR get_bit(s.approved, l.id & 8191) = 0
-                OR get_bit(s.in_name, l.id & 8191) <> p.in_name::int)`,
-      );
-      expect([table, missing]).toEqual([table, []]);
-      const kept = await sql(
-        `SELECT token || '|' || sum(bit_count(approved)) || '|' || sum(bit_count(in_name)) AS line
-         FROM ${table} GROUP BY token ORDER BY token`,
-      );
-      const recount = await sql(
-        `SELECT p.token || '|' || count(*) || '|' || count(*) FILTER (WHERE p.in_name) AS line
-         FROM libraries l, ${keys}(l.search_text, lower(bookcase_unaccent(l.name))) p
-         WHERE l.status = 'approved' GROUP BY p.token ORDER BY p.token`,
-      );
-      expect([table, kept]).toEqual([table, recount]);
-      expect(
-        await sql(`SELECT count(*)::int AS n FROM ${table} WHERE bit_count(approved) = 0`),
-      ).toEqual([{ n: 0 }]);
-    }
+    await expectSearchTableRecounted(sql, 'library_search_grams', 'bookcase_search_grams');
+    await expectSearchTableRecounted(sql, 'library_search_triples', 'bookcase_search_triples');
   }
 
   /** The relations the count statement of `search=text` reads. */
-  const relations = async (text: string) => {
-    const statement = countQuery({ search: text });
-    const [row] = await sql(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params);
-    const names: string[] = [];
-    const walk = (node: { 'Relation Name'?: string; Plans?: unknown[] }) => {
-      if (node['Relation Name']) names.push(node['Relation Name']);
-      (node.Plans ?? []).forEach((child) => walk(child as typeof node));
-    };
-    walk((row as { 'QUERY PLAN': { Plan: { Plans?: unknown[] } }[] })['QUERY PLAN'][0].Plan);
-    return [...new Set(names)].sort();
-  };
+  const relations = (text: string) => countRelations(sql, text);
 
   beforeAll(async () => {
     // Ids across a chunk boundary (8,192 ids), in one statement; accents, LIKE metacharacters, double spaces, a

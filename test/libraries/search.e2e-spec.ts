@@ -4,9 +4,13 @@
  * ordering and radius_km with points a known distance apart.
  */
 import request from 'supertest';
-import { countQuery } from '../../src/libraries/list-query.js';
-import { withClient } from '../support/database.js';
 import { insertLibraries, type LibraryFixture } from '../support/libraries.js';
+import {
+  countRelations,
+  expectSearchPages,
+  expectSearchTableRecounted,
+  sqlOn,
+} from '../support/search-reference.js';
 import { useTestSuite } from '../support/suite.js';
 
 const at = (iso: string) => new Date(iso);
@@ -289,8 +293,7 @@ describe('library search and proximity', () => {
    * collect; WALK_COST_RATIO against the ~180 approved rows here).
    */
   describe('search alone, against plain SQL after writes', () => {
-    const sql = (text: string, params: unknown[] = []) =>
-      withClient(db.url, async (client) => (await client.query(text, params)).rows);
+    const sql = sqlOn(db);
 
     const LONG = 'kobold'.repeat(75);
     /**
@@ -343,72 +346,12 @@ describe('library search and proximity', () => {
       LONG.slice(3, 104),
     ];
 
-    /** The approved libraries whose folded text holds `text`: name matches first, then newest first. */
-    const expected = async (text: string) =>
-      (
-        await sql(
-          `SELECT l.slug FROM libraries l
-           WHERE l.status = 'approved' AND strpos(l.search_text, lower(bookcase_unaccent($1))) > 0
-           ORDER BY strpos(lower(bookcase_unaccent(l.name)), lower(bookcase_unaccent($1))) > 0 DESC,
-                    l.created_at DESC, l.id DESC`,
-          [text],
-        )
-      ).map((row: { slug: string }) => row.slug);
-
     /** Pages 1, 2, one in the middle and the last, at each page size: total and slugs as plain SQL has them. */
-    async function expectSearches(): Promise<void> {
-      for (const text of SEARCHES) {
-        const want = await expected(text);
-        for (const size of [50, 7, 2]) {
-          const last = Math.max(1, Math.ceil(want.length / size));
-          for (const page of new Set([1, 2, Math.ceil(last / 2), last])) {
-            const res = await list(
-              `search=${encodeURIComponent(text)}&page_size=${size}&page=${page}`,
-            );
-            const slugs = (res.body.items as { slug: string }[] | undefined)?.map(
-              (item) => item.slug,
-            );
-            expect([text, size, page, res.status, res.body.pagination?.total, slugs]).toEqual([
-              text,
-              size,
-              page,
-              200,
-              want.length,
-              // A page past the end is the last page.
-              want.slice((Math.min(page, last) - 1) * size, Math.min(page, last) * size),
-            ]);
-          }
-        }
-      }
-    }
+    const expectSearches = () => expectSearchPages(sql, list, SEARCHES);
 
     /** library_search_tokens holds exactly the bits of a recount, and no empty row. */
-    async function expectTokensExact(): Promise<void> {
-      const missing = await sql(
-        `SELECT p.token, l.id FROM libraries l
-         CROSS JOIN bookcase_search_tokens(l.search_text, lower(bookcase_unaccent(l.name))) p
-         LEFT JOIN library_search_tokens s ON s.token = p.token AND s.chunk = l.id >> 13
-         WHERE l.status = 'approved'
-           AND (s.token IS NULL OR get_bit(s.approved, l.id & 8191) = 0
-                OR get_bit(s.in_name, l.id & 8191) <> p.in_name::int)`,
-      );
-      expect(missing).toEqual([]);
-      const kept = await sql(
-        `SELECT token || '|' || sum(bit_count(approved)) || '|' || sum(bit_count(in_name)) AS line
-         FROM library_search_tokens GROUP BY token ORDER BY token`,
-      );
-      const recount = await sql(
-        `SELECT p.token || '|' || count(*) || '|' || count(*) FILTER (WHERE p.in_name) AS line
-         FROM libraries l, bookcase_search_tokens(l.search_text, lower(bookcase_unaccent(l.name))) p
-         WHERE l.status = 'approved' GROUP BY p.token ORDER BY p.token`,
-      );
-      expect(kept).toEqual(recount);
-      expect(
-        await sql(
-          'SELECT count(*)::int AS n FROM library_search_tokens WHERE bit_count(approved) = 0',
-        ),
-      ).toEqual([{ n: 0 }]);
-    }
+    const expectTokensExact = () =>
+      expectSearchTableRecounted(sql, 'library_search_tokens', 'bookcase_search_tokens');
 
     beforeAll(async () => {
       // Ids across a chunk boundary (8,192 ids), in one statement; accents, LIKE metacharacters, double spaces, a
@@ -433,17 +376,7 @@ describe('library search and proximity', () => {
     });
 
     it('counts a substring with at most one space from library_search_tokens alone, others from libraries', async () => {
-      const relations = async (text: string) => {
-        const statement = countQuery({ search: text });
-        const [row] = await sql(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params);
-        const names: string[] = [];
-        const walk = (node: { 'Relation Name'?: string; Plans?: unknown[] }) => {
-          if (node['Relation Name']) names.push(node['Relation Name']);
-          (node.Plans ?? []).forEach((child) => walk(child as typeof node));
-        };
-        walk((row as { 'QUERY PLAN': { Plan: { Plans?: unknown[] } }[] })['QUERY PLAN'][0].Plan);
-        return [...new Set(names)].sort();
-      };
+      const relations = (text: string) => countRelations(sql, text);
       for (const text of [
         'kobold',
         'KÖBOLD',
