@@ -1190,6 +1190,27 @@ function bitIds(bits: string): string {
            WHERE bit_count(${bits}) > 0 AND p.n < p.segments`;
 }
 
+/** The largest window of ids textPageWindow memoises (offset + limit beyond it: the page's own ids). */
+export const TEXT_PAGE_WINDOW_MAX = 4096;
+
+/**
+ * The ids a memoised `q` page is read as (the memo's page statement, pageIdsQuery, with this limit and offset 0): for
+ * a page after the first, every id before its end, up to the next power of two of `offset + limit`; null for the first
+ * page, for other lists and past TEXT_PAGE_WINDOW_MAX (the page's own ids). Every part of a `q` page is read from the
+ * top of its order (walked newest first or collected and sorted), so the ids up to the window's end cost what the page
+ * alone costs up to twice: at 1M a deep page's walk is 5–17 pg CPU-ms (`münchen` page 20: 55k index entries), and
+ * with one window the other pages within it are memo hits instead of walks of their own.
+ */
+export function textPageWindow(
+  search: LibrarySearch,
+  limit: number,
+  offset: number,
+): number | null {
+  if (offset === 0 || !orderedTextWords(search)) return null;
+  const window = 2 ** Math.ceil(Math.log2(offset + limit));
+  return window <= TEXT_PAGE_WINDOW_MAX ? window : null;
+}
+
 /** What decides how a `q` page's parts are read: WALK_COST_RATIO and BIT_WALK_FROM unless a test forces a way. */
 export interface TextWalk {
   ratio: number;
