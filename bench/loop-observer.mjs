@@ -1,15 +1,16 @@
 /**
  * A preload for the bench's server (issue 22, brief 22c): what stalls Node's event loop during a run. Loaded with
- * `NODE_OPTIONS="--import ./bench/loop-observer.mjs" LOOP_OBSERVER_OUT=bench/tmp/loop.json npm run bench -- …`; it
- * does nothing in any process but `dist/src/main.js`. On exit it writes every garbage collection (epoch ms, kind,
+ * `NODE_OPTIONS="--import $PWD/bench/loop-observer.mjs" npm run bench -- --trace …`; it does nothing in any process
+ * but `dist/src/main.js`. On exit it writes `bench/tmp/loop-observer.json`: every garbage collection (epoch ms, kind,
  * duration) and the event loop's delay per second (max and p99, from perf_hooks' histogram at 1 ms resolution), so
  * a slow request in `--trace` can be matched with what the server did meanwhile (bench/q-tail.mjs).
  */
-import { writeFileSync } from 'node:fs';
+/* global setInterval */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
-const out = process.env.LOOP_OBSERVER_OUT;
-if (out && /dist\/src\/main\.js$/.test(process.argv[1] ?? '')) {
+if (/dist\/src\/main\.js$/.test(process.argv[1] ?? '')) {
+  const out = new URL('./tmp/loop-observer.json', import.meta.url);
   const gcs = [];
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -32,6 +33,9 @@ if (out && /dist\/src\/main\.js$/.test(process.argv[1] ?? '')) {
     });
     delay.reset();
   }, 1000).unref();
-  const write = () => writeFileSync(out, JSON.stringify({ gcs, seconds }));
+  const write = () => {
+    mkdirSync(new URL('./tmp/', import.meta.url), { recursive: true });
+    writeFileSync(out, JSON.stringify({ gcs, seconds }));
+  };
   process.on('exit', write);
 }

@@ -2,8 +2,8 @@
 /**
  * Proves that two builds of list-query.ts answer `q` lists identically (issue 22, brief 22c): for every word of
  * scripts/bench.mjs's Q_WORDS × pages × filter sets, the count-and-page statement (`countAndPageQuery`: total, ids in
- * order, whole rows) and the memo's page statement (`pageIdsQuery`) of each build, run on the same database, each
- * prepared as the app prepares it (`countAndPagePrepared`; the generic plan after five executions answers too).
+ * order, whole rows) and the memo's page ids (`pageIdsQuery`, through textPageWindow's window where the build has
+ * it, as the repository reads them) of each build, run on the same database, each prepared as the app prepares it (`countAndPagePrepared`; the generic plan after five executions answers too).
  *
  *   node bench/q-compare.mjs --database bench1m_c --before /work/wt-c-before [--pages 1,2,5,10,20]
  *                            [--filters 'alone;country=DE;country=GB;has_photo=true'] [--words 'köln,koln']
@@ -84,13 +84,21 @@ for (const filters of filterSets) {
           ['before', before],
           ['after', after],
         ]) {
+          // The memo's page ids as the repository reads them: through a window (textPageWindow) when the build has
+          // one, then the page's slice of it.
+          const window =
+            kind === 'pageIds' && lib.textPageWindow
+              ? lib.textPageWindow(search, PAGE_SIZE, offset)
+              : null;
           const statement =
             kind === 'countAndPage'
               ? lib.countAndPageQuery(search, null, PAGE_SIZE, offset)
-              : lib.pageIdsQuery(search, PAGE_SIZE, offset);
+              : lib.pageIdsQuery(search, window ?? PAGE_SIZE, window === null ? offset : 0);
           const prepared = lib.countAndPagePrepared(search);
           const rows = await run(label, statement, prepared);
-          answers.push(JSON.stringify(rows));
+          answers.push(
+            JSON.stringify(window === null ? rows : rows.slice(offset, offset + PAGE_SIZE)),
+          );
           statements += 1;
         }
         if (answers[0] !== answers[1]) {
