@@ -1190,8 +1190,11 @@ function bitIds(bits: string): string {
            WHERE bit_count(${bits}) > 0 AND p.n < p.segments`;
 }
 
-/** The largest window of ids textPageWindow memoises (offset + limit beyond it: the page's own ids). */
-export const TEXT_PAGE_WINDOW_MAX = 4096;
+/**
+ * The largest window of ids textPageWindow memoises (offset + limit beyond it: the page's own ids): the memo's 1,000
+ * entries then hold at most about 8 MB of ids.
+ */
+export const TEXT_PAGE_WINDOW_MAX = 1024;
 
 /**
  * The ids a memoised `q` page is read as (the memo's page statement, pageIdsQuery, with this limit and offset 0): for

@@ -67,7 +67,8 @@ describe('q pages after the first read as windows of memoised ids', () => {
     expect(textPageWindow({ q: 'regal' }, 20, 20)).toBe(64);
     expect(textPageWindow({ q: 'regal' }, 20, 100)).toBe(128);
     expect(textPageWindow({ q: 'regal', country: 'DE' }, 50, 200)).toBe(256);
-    expect(textPageWindow({ q: 'regal' }, 20, 5000)).toBeNull();
+    expect(textPageWindow({ q: 'regal' }, 24, 1000)).toBe(1024);
+    expect(textPageWindow({ q: 'regal' }, 20, 1010)).toBeNull();
     expect(textPageWindow({ search: 'regal' }, 20, 20)).toBeNull();
     expect(textPageWindow({ q: 'regal', near: { lat: 48, lng: 16 } }, 20, 20)).toBeNull();
     expect(textPageWindow({ q: '!!' }, 20, 20)).toBeNull();
