@@ -22,7 +22,8 @@
  *                                       instead of MEDIA_ROOT: what submit-photo costs with object storage
  *
  * Other options: --libraries N, --duration S, --warmup S, --connections 10,50, --out FILE, --no-floor (skip the
- * pgbench replay of each scenario's SQL).
+ * pgbench replay of each scenario's SQL), --trace FILE (append every answer of the realistic scenarios as a JSON line:
+ * URL, cold or warm, start, latency; read by bench/q-tail.mjs).
  * Environment: BENCH_DATABASE_URL (or TEST_DATABASE_URL): an admin URL of a PostgreSQL server with PostGIS,
  * default postgres://postgres@127.0.0.1:5432/postgres.
  *
@@ -32,6 +33,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
+  appendFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -98,6 +100,7 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     media: { type: 'string', default: 'local' },
     'no-floor': { type: 'boolean', default: false },
+    trace: { type: 'string' },
   },
 });
 
@@ -397,8 +400,18 @@ async function measure(base, probe, spec, connections) {
   const memoBefore = await memoCounters(base);
   const pgSampler = samplePostgresCpu(probe.databaseName);
   const before = await probe.snapshot();
-  const result = await drive(settings.duration, (status, size, ms, cold) => {
+  const traced = [];
+  const result = await drive(settings.duration, (status, size, ms, cold, path, started) => {
     if (status >= 200 && status < 300) {
+      if (args.trace && path !== undefined)
+        traced.push({
+          scenario: spec.name,
+          connections,
+          path,
+          cold,
+          at: performance.timeOrigin + started,
+          ms,
+        });
       latencies.push(ms);
       if (cold === true) coldLatencies.push(ms);
       if (cold === false) warmLatencies.push(ms);
@@ -412,6 +425,20 @@ async function measure(base, probe, spec, connections) {
   latencies.sort((a, b) => a - b);
   coldLatencies.sort((a, b) => a - b);
   warmLatencies.sort((a, b) => a - b);
+  // --trace FILE: every answer of a closed-loop scenario (URL, cold or warm, start (epoch ms), latency) as a JSON
+  // line, for bench/q-tail.mjs.
+  // Every scenario also leaves its measured window (epoch ms), to match with the server's event loop.
+  if (args.trace) {
+    const window = {
+      scenario: spec.name,
+      connections,
+      window: [performance.timeOrigin + before.at, performance.timeOrigin + after.at],
+    };
+    appendFileSync(
+      resolve(root, args.trace),
+      [window, ...traced].map((t) => `${JSON.stringify(t)}\n`).join(''),
+    );
+  }
   const ok = latencies.length;
   const seconds = (after.at - before.at) / 1000;
   const machineTotal =
@@ -790,7 +817,7 @@ async function closedLoop(base, spec, connections, seconds, onResponse) {
         const ms = performance.now() - started;
         if (status >= 200 && status < 300) {
           counts.ok += 1;
-          onResponse?.(status, size, ms, cold);
+          onResponse?.(status, size, ms, cold, path, started);
         } else counts.non2xx += 1;
       } catch {
         counts.errors += 1;

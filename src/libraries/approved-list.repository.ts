@@ -14,6 +14,7 @@ import {
   isRanked,
   pageIdsQuery,
   pageQuery,
+  textPageWindow,
   type LibrarySearch,
   type Statement,
 } from './list-query.js';
@@ -154,7 +155,10 @@ export class ApprovedListRepository {
       isRanked(search) &&
       this.cache.has(ApprovedListRepository.key('count', countQuery(search)))
     ) {
-      const statement = pageIdsQuery(search, limit, offset);
+      // A `q` page after the first is read as a window of ids from the top (textPageWindow), which serves the
+      // pages within it from the memo.
+      const window = textPageWindow(search, limit, offset);
+      const statement = pageIdsQuery(search, window ?? limit, window === null ? offset : 0);
       const ids = await this.cache.get(
         ApprovedListRepository.key('page', statement),
         async () =>
@@ -167,7 +171,7 @@ export class ApprovedListRepository {
           ).map((row) => row.id),
         () => true,
       );
-      return this.findByIds(ids, userId);
+      return this.findByIds(window === null ? ids : ids.slice(offset, offset + limit), userId);
     }
     const { text, params } = pageQuery(search, userId, limit, offset);
     return this.reader.read<ListItemRow>(text, params, countAndPagePrepared(search));

@@ -577,6 +577,30 @@ function textPrepared(search: LibrarySearch): boolean {
 }
 
 /**
+ * The largest window of ids textPageWindow memoises (offset + limit beyond it: the page's own ids): the memo's 1,000
+ * entries then hold at most about 8 MB of ids.
+ */
+export const TEXT_PAGE_WINDOW_MAX = 1024;
+
+/**
+ * The ids a memoised `q` page is read as (the memo's page statement, pageIdsQuery, with this limit and offset 0): for
+ * a page after the first, every id before its end, up to the next power of two of `offset + limit`; null for the first
+ * page, for other lists and past TEXT_PAGE_WINDOW_MAX (the page's own ids). Every part of a `q` page is read from the
+ * top of its order (walked newest first or collected and sorted), so the ids up to the window's end cost what the page
+ * alone costs up to twice: at 1M a deep page's walk is 5–17 pg CPU-ms (`münchen` page 20: 55k index entries), and
+ * with one window the other pages within it are memo hits instead of walks of their own.
+ */
+export function textPageWindow(
+  search: LibrarySearch,
+  limit: number,
+  offset: number,
+): number | null {
+  if (offset === 0 || !orderedTextWords(search)) return null;
+  const window = 2 ** Math.ceil(Math.log2(offset + limit));
+  return window <= TEXT_PAGE_WINDOW_MAX ? window : null;
+}
+
+/**
  * The conditions of a `q` list. `prepared` (textPrepared): every value is a one-row subquery, so the choices that
  * PostgreSQL made from the constants when planning (which of textCounts' branches runs, bitmaps or not) are made when
  * the statement runs (one-time filters on InitPlans), and each tsquery is still computed once per execution (a bare
