@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import {
@@ -97,6 +98,26 @@ describe('PreparedRead', () => {
         run(statement, [field('id', 25), field('n', 20)], [['4', null]]).rows![0] as object,
       ),
     ).toEqual(['id', 'n']);
+  });
+
+  it('builds rows of many columns as fast-mode objects (no dictionary-mode empty row to copy)', () => {
+    setFlagsFromString('--allow-natives-syntax');
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- V8's own check, compiled once the flag is set
+    const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (
+      o: unknown,
+    ) => boolean;
+    const statement: StatementInfo = { digest: 'd', shape: null };
+    const names = Array.from({ length: 36 }, (_, i) => `column_${i}`);
+    const answer = run(
+      statement,
+      [...names.map((name) => field(name, 25)), field('column_3', 23)],
+      [[...names.map((name) => name), '7']],
+    );
+    expect(hasFastProperties(statement.shape!.empty)).toBe(true);
+    expect(hasFastProperties(answer.rows![0])).toBe(true);
+    // A repeated name keeps its first place and the last value, as pg's rows do.
+    expect(Object.keys(answer.rows![0] as object)).toEqual(names);
+    expect((answer.rows![0] as Record<string, unknown>).column_3).toBe(7);
   });
 
   it('fails the read when a value cannot be parsed, as pg does', () => {

@@ -41,8 +41,13 @@ function sameFields(a: pg.FieldDef[], b: pg.FieldDef[]): boolean {
 }
 
 function rowShape(fields: pg.FieldDef[]): RowShape {
-  const empty: Record<string, unknown> = {};
-  for (const field of fields) empty[field.name] = null;
+  // Built in one step: an object given more than 16 properties one keyed store at a time (`empty[name] = null`, as
+  // pg's Result does) falls into V8's dictionary mode, and every row spread from it was built through the slow
+  // path (24 columns: about 6 µs per row against 0.6; issue 22). Same keys, same order (a repeated name keeps its
+  // first place).
+  const empty: Record<string, unknown> = Object.fromEntries(
+    fields.map((field) => [field.name, null]),
+  );
   return {
     fields,
     parsers: fields.map((field) =>
