@@ -795,8 +795,13 @@ const SUBSTRING_WALK_COST_RATIO = 8;
  */
 function substringPattern(param: string): { folded: string; pattern: string } {
   const folded = `lower(bookcase_unaccent(${param}))`;
+  return { folded, pattern: containsPattern(folded) };
+}
+
+/** The LIKE pattern `%…%` of a folded text, its LIKE metacharacters escaped. */
+function containsPattern(folded: string): string {
   const escaped = `replace(replace(replace(${folded}, '\\', '\\\\'), '%', '\\%'), '_', '\\_')`;
-  return { folded, pattern: `'%' || ${escaped} || '%'` };
+  return `'%' || ${escaped} || '%'`;
 }
 
 /** Whether the folded name of the row `alias` holds a substring (what ranks a `search` match first). */
@@ -821,7 +826,7 @@ function soleSubstring(search: LibrarySearch): string | null {
     text.length <= 100 &&
     text.split(' ').length <= 2 &&
     /[\p{L}\p{N}]{3}/u.test(text);
-  return tokenizable || shortSubstringTable(text) ? text : null;
+  return tokenizable || shortSubstringTable(text) || checkedSubstringTable(text) ? text : null;
 }
 
 /**
@@ -841,6 +846,84 @@ function shortSubstringTable(
     text.split(' ').length === 3 &&
     /[\p{L}\p{N}]{3}/u.test(text);
   return tripled ? 'library_search_triples' : null;
+}
+
+/**
+ * The table whose bitmaps give a superset of the matches of a substring that no table counts exactly (checked
+ * against `search_text` one candidate at a time, brief 22t): library_search_triples for three spaces or more with
+ * three letters or digits in a row (every window of three of its space-separated parts, `p0 p1 p2`, lies in one
+ * window of three neighbouring tokens of a match: the AND of the windows' ORs), library_search_grams for a substring
+ * without three letters or digits in a row (every gram of one or two characters of it is in a match: the AND of the
+ * grams' rows); null otherwise. A guess on the text as sent, as shortSubstringTable's: the statement finds the keys in
+ * the folded text (checkedKeys) and counts the libraries when there are none.
+ */
+function checkedSubstringTable(
+  text: string,
+): 'library_search_grams' | 'library_search_triples' | null {
+  if (shortSubstringTable(text)) return null;
+  const alnum = /[\p{L}\p{N}]{3}/u.test(text);
+  if (alnum && text.split(' ').length >= 4) return 'library_search_triples';
+  if (!alnum && /[^ ]/.test(text)) return 'library_search_grams';
+  return null;
+}
+
+/**
+ * The keys of checkedSubstringTable's table in a folded substring, as an array: for library_search_triples its
+ * windows of three space-separated parts with three letters or digits in a row and at most 100 characters (a window of
+ * a match, or the piece of it that holds such a key, is kept: bookcase_search_triples); for library_search_grams its
+ * distinct characters and pairs of characters without a space (bookcase_search_grams).
+ */
+function checkedKeys(
+  table: 'library_search_grams' | 'library_search_triples',
+  folded: string,
+): string {
+  if (table === 'library_search_triples')
+    return `ARRAY(SELECT DISTINCT w.x FROM (
+               SELECT a.a[i] || ' ' || a.a[i + 1] || ' ' || a.a[i + 2] AS x
+               FROM (SELECT string_to_array(${folded}, ' ') AS a) a, generate_subscripts(a.a, 1) i
+               WHERE i + 2 <= cardinality(a.a)) w
+             WHERE w.x ~ '[[:alnum:]]{3}' AND char_length(w.x) <= 100)`;
+  return `ARRAY(SELECT DISTINCT g.x FROM (
+               SELECT x FROM string_to_table(${folded}, NULL) x
+               UNION ALL
+               SELECT substr(${folded}, i, 2) FROM generate_series(1, char_length(${folded}) - 1) i) g(x)
+             WHERE strpos(g.x, ' ') = 0)`;
+}
+
+/**
+ * Per chunk, the candidates of a checked substring: the AND over its keys (`keys`, an array) of each key's bitmaps
+ * (a window: the OR of the rows of the table's windows that hold it, through its trigram index; a gram: its row),
+ * for the text (`approved`) and the name (`in_name`). Only chunks every key has.
+ */
+function checkedChunks(
+  table: 'library_search_grams' | 'library_search_triples',
+  keys: string,
+): string {
+  const rows =
+    table === 'library_search_triples'
+      ? `SELECT k.n, s.chunk, bit_or(s.approved) AS approved, bit_or(s.in_name) AS in_name
+             FROM unnest(${keys}) WITH ORDINALITY k(key, n)
+             JOIN library_search_triples s ON s.token LIKE ${containsPattern('k.key')}
+             GROUP BY k.n, s.chunk`
+      : `SELECT k.n, s.chunk, s.approved, s.in_name FROM unnest(${keys}) WITH ORDINALITY k(key, n)
+             JOIN library_search_grams s ON s.token = k.key`;
+  return `SELECT r.chunk, bit_and(r.approved) AS approved, bit_and(r.in_name) AS in_name FROM (
+           ${rows}) r
+           GROUP BY r.chunk HAVING count(*) = cardinality(${keys})`;
+}
+
+/**
+ * The matches of a checked substring among the candidates of `c` (checkedChunks), each checked against the library's
+ * `search_text` through the primary key (a probe each, in id order), and whether its folded name holds it (checked
+ * only where every key is in the name). Linear in the candidates, not in the libraries.
+ */
+function checkedMatches(pattern: string, gate: string): string {
+  return `SELECT l.id, l.created_at, l.named FROM (${bitIds('c.approved', ', get_bit(c.in_name, p.pos) = 1')}) x(id, in_name)
+           CROSS JOIN LATERAL (
+             SELECT l.id, l.created_at, CASE WHEN x.in_name THEN ${nameLike('l', pattern)} ELSE false END AS named
+             FROM libraries l WHERE l.id = x.id AND l.status = 'approved' AND l.search_text LIKE ${pattern}
+             OFFSET 0) l
+           WHERE ${gate}`;
 }
 
 interface SubstringConditions {
@@ -873,6 +956,8 @@ interface SubstringConditions {
  */
 function substringConditions(sql: Sql, text: string): SubstringConditions {
   const { folded, pattern } = substringPattern(sql.param(text));
+  const checked = checkedSubstringTable(text);
+  if (checked) return checkedSubstringConditions(checked, folded, pattern);
   const short = shortSubstringTable(text);
   if (short) return shortSubstringConditions(short, folded, pattern);
   const tokenized = `bookcase_search_tokenized(${folded})`;
@@ -933,6 +1018,29 @@ function shortSubstringConditions(
   };
 }
 
+/**
+ * substringConditions for a checked substring (checkedSubstringTable): the candidates' chunks, and the counts of the
+ * candidates that hold it (or, without a key, of the libraries).
+ */
+function checkedSubstringConditions(
+  table: 'library_search_grams' | 'library_search_triples',
+  folded: string,
+  pattern: string,
+): SubstringConditions {
+  const keyed = `cardinality(${checkedKeys(table, folded)}) > 0`;
+  return {
+    tokenized: 'false',
+    pattern,
+    chunks: checkedChunks(table, checkedKeys(table, folded)),
+    counts: `SELECT coalesce(sum(x.total), 0)::int AS total, coalesce(sum(x.in_name), 0)::int AS in_name FROM (
+           SELECT count(*) AS total, count(*) FILTER (WHERE m.named) AS in_name FROM (
+             ${checkedMatches(pattern, keyed)}) m
+           UNION ALL
+           SELECT count(*), count(*) FILTER (WHERE ${nameLike('l', pattern)}) FROM libraries l
+           WHERE NOT ${keyed} AND l.status = 'approved' AND l.search_text LIKE ${pattern}) x`,
+  };
+}
+
 /** The count statement of a `search` alone (also what keys the count memo). */
 function substringCountQuery(text: string): Statement {
   const sql = new Sql();
@@ -973,12 +1081,34 @@ interface SubstringValues {
   collectsBits: boolean;
   /** Whether the folded text has a space: its matches are then in the pairs' rows, else in the tokens'. */
   spaced: string;
+  /**
+   * For a checked substring (checkedSubstringTable), its keys (an array, checkedKeys) and whether it has any: `table`
+   * then gives candidates, checked one by one (checkedMatches), never the counts.
+   */
+  checked?: { keys: string; keyed: string };
   lim: string;
   off: string;
 }
 
 function substringValues(sql: Sql, text: string, limit: number, offset: number): SubstringValues {
   const { folded, pattern } = substringPattern(`${sql.param(text)}::text`);
+  const checked = checkedSubstringTable(text);
+  if (checked) {
+    // Keys of the folded text's InitPlan: with the text a constant, a custom plan estimated generate_series' rows
+    // below the generic plan's and PostgreSQL never kept the generic one.
+    const keys = `(SELECT ${checkedKeys(checked, `(SELECT ${folded})`)})`;
+    return {
+      pattern: `(SELECT ${pattern})`,
+      folded: `(SELECT ${folded})`,
+      table: checked,
+      tokenized: 'false',
+      collectsBits: false,
+      spaced: 'false',
+      checked: { keys, keyed: `(cardinality(${keys}) > 0)` },
+      lim: `(SELECT ${sql.param(limit)}::int)`,
+      off: `(SELECT ${sql.param(offset)}::int)`,
+    };
+  }
   const table = shortSubstringTable(text) ?? 'library_search_tokens';
   const holds = {
     library_search_tokens: 'bookcase_search_tokenized',
@@ -1054,7 +1184,9 @@ function substringPageQuery(
   const reach = `(${off} + ${lim})`;
   // Per chunk, the OR of the bitmaps of every token that holds the substring (no row unless tokenized), and its
   // exact counts; `parts`: whether the page is read by parts (many matches) rather than in one scan.
-  const chunks = `SELECT r.chunk, bit_or(r.approved) AS approved, bit_or(r.in_name) AS in_name FROM (
+  const chunks = v.checked
+    ? checkedChunks(v.table as 'library_search_grams' | 'library_search_triples', v.checked.keys)
+    : `SELECT r.chunk, bit_or(r.approved) AS approved, bit_or(r.in_name) AS in_name FROM (
            ${substringTokenRows(v, 's.chunk, s.approved, s.in_name', 'true')}) r GROUP BY r.chunk`;
   // A gram is always read by parts: its one scan would read every approved row.
   const many = v.collectsBits
@@ -1070,10 +1202,16 @@ function substringPageQuery(
   // Every match in one scan, unless the page is read by parts. `named` (the rank) from the name's trigram index, one
   // hashed set: folding each match's name again (bookcase_unaccent) cost as much as the scan itself (at 1M, a postal
   // fragment's ~1,000 matches: 2.4 ms of 4.8).
-  const scanned = `SELECT l.id, l.created_at, l.id IN (
+  const scan = (gate: string) => `SELECT l.id, l.created_at, l.id IN (
              SELECT n.id FROM libraries n WHERE n.status = 'approved' AND ${nameLike('n', v.pattern)}) AS named
            FROM libraries l
-           WHERE NOT (SELECT b.parts FROM b) AND l.status = 'approved' AND l.search_text LIKE ${v.pattern}`;
+           WHERE ${gate} AND l.status = 'approved' AND l.search_text LIKE ${v.pattern}`;
+  // A checked substring: its candidates checked one by one (the scan without a key).
+  const scanned = v.checked
+    ? `${checkedMatches(v.pattern, v.checked.keyed)}
+         UNION ALL
+         ${scan(`NOT ${v.checked.keyed}`)}`
+    : scan('NOT (SELECT b.parts FROM b)');
   // From the bitmaps; a substring the tokens do not hold is counted from the scan.
   const counts = `SELECT
            CASE WHEN b.tokenized THEN b.total ELSE (SELECT count(*) FROM m)::int END AS total,
@@ -1180,10 +1318,10 @@ export function substringCountAndPageQuery(
 /**
  * The ids whose bits are set in `bits` (an expression of the chunk rows `c`): each chunk's bits as text, split at
  * its ones; a one ends each segment but the last, at the segments' running length. Linear in the chunks and the
- * ids, not in the bits (a chunk's 8,192).
+ * ids, not in the bits (a chunk's 8,192). `columns` are more of each id's (of `c`, and `p.pos`, its bit).
  */
-function bitIds(bits: string): string {
-  return `SELECT (c.chunk << 13) + p.pos FROM c CROSS JOIN LATERAL (
+function bitIds(bits: string, columns = ''): string {
+  return `SELECT (c.chunk << 13) + p.pos${columns} FROM c CROSS JOIN LATERAL (
              SELECT (sum(char_length(u.seg) + 1) OVER (ORDER BY u.n))::int - 1 AS pos, u.n,
                count(*) OVER () AS segments
              FROM unnest(string_to_array((${bits})::text, '1')) WITH ORDINALITY u(seg, n)) p
