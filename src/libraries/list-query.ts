@@ -868,6 +868,13 @@ function checkedSubstringTable(
 }
 
 /**
+ * A checked substring's candidates are checked one by one (about 3.5 µs each: the id from the bits, a primary-key
+ * probe, the heap row) while `CHECKED_CANDIDATE_RATIO · candidates ≤ approved`; more (a substring of common grams:
+ * `e a b`'s are nearly every library) are left to the one scan of libraries_search_text_trgm_idx, as before.
+ */
+const CHECKED_CANDIDATE_RATIO = 8;
+
+/**
  * The keys of checkedSubstringTable's table in a folded substring, as an array: for library_search_triples its
  * windows of three space-separated parts with three letters or digits in a row and at most 100 characters (a window of
  * a match, or the piece of it that holds such a key, is kept: bookcase_search_triples); for library_search_grams its
@@ -1027,7 +1034,9 @@ function checkedSubstringConditions(
   folded: string,
   pattern: string,
 ): SubstringConditions {
-  const keyed = `cardinality(${checkedKeys(table, folded)}) > 0`;
+  const keyed = `cardinality(${checkedKeys(table, folded)}) > 0 AND ${CHECKED_CANDIDATE_RATIO}
+             * (SELECT coalesce(sum(bit_count(c.approved)), 0) FROM c)
+             <= (SELECT coalesce(sum(approved), 0) FROM library_country_counts)`;
   return {
     tokenized: 'false',
     pattern,
@@ -1207,10 +1216,13 @@ function substringPageQuery(
            FROM libraries l
            WHERE ${gate} AND l.status = 'approved' AND l.search_text LIKE ${v.pattern}`;
   // A checked substring: its candidates checked one by one (the scan without a key).
-  const scanned = v.checked
-    ? `${checkedMatches(v.pattern, v.checked.keyed)}
+  const checkedGate =
+    v.checked &&
+    `(SELECT ${v.checked.keyed} AND ${ratios.checked ?? CHECKED_CANDIDATE_RATIO} * b.total <= b.approved FROM b)`;
+  const scanned = checkedGate
+    ? `${checkedMatches(v.pattern, checkedGate)}
          UNION ALL
-         ${scan(`NOT ${v.checked.keyed}`)}`
+         ${scan(`NOT ${checkedGate}`)}`
     : scan('NOT (SELECT b.parts FROM b)');
   // From the bitmaps; a substring the tokens do not hold is counted from the scan.
   const counts = `SELECT
@@ -1296,6 +1308,8 @@ function substringPageQuery(
 export interface SubstringRatios {
   bitmaps: number;
   walk: number;
+  /** A checked substring's candidates are checked when `checked · candidates ≤ approved` (else the one scan). */
+  checked?: number;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   countAndPagePrepared,
   countAndPageQuery,
   countQuery,
+  substringCountAndPageQuery,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
 import { useTestSuite } from '../support/suite.js';
@@ -29,6 +30,9 @@ const nodesOf = (node: PlanNode): PlanNode[] => [
 ];
 
 const LONG = 'kobold'.repeat(20);
+/** Candidates checked one by one whatever their number; or never (the one scan of the libraries, as before). */
+const CHECK_ALL = { bitmaps: 8, walk: 8, checked: 0 };
+const CHECK_NONE = { bitmaps: 8, walk: 8, checked: 1e12 };
 
 /** Three spaces or more (triples' windows), and no three letters or digits in a row (grams). */
 const TRIPLED = [
@@ -130,12 +134,15 @@ describe('search of three spaces or more, and without three letters or digits in
     for (const text of TRIPLED) {
       expect([text, await relations(text)]).toEqual([
         text,
-        ['libraries', 'library_search_triples'],
+        ['libraries', 'library_country_counts', 'library_search_triples'],
       ]);
       expect([text, countAndPagePrepared({ search: text })]).toEqual([text, true]);
     }
     for (const text of GRAMMED) {
-      expect([text, await relations(text)]).toEqual([text, ['libraries', 'library_search_grams']]);
+      expect([text, await relations(text)]).toEqual([
+        text,
+        ['libraries', 'library_country_counts', 'library_search_grams'],
+      ]);
       expect([text, countAndPagePrepared({ search: text })]).toEqual([text, true]);
     }
   });
@@ -143,7 +150,8 @@ describe('search of three spaces or more, and without three letters or digits in
   it('reads libraries only by id, a probe per candidate', async () => {
     const ID_INDEXES = ['Index Scan libraries_pkey', 'Index Scan libraries_approved_id_idx'];
     for (const text of ['eins zwei drei vier', 'am platz kobold und', 'e am p', 'x y z']) {
-      const statement = countAndPageQuery({ search: text }, null, 20, 0);
+      // Candidates checked whatever their share of the libraries.
+      const statement = substringCountAndPageQuery({ search: text }, null, 20, 0, CHECK_ALL)!;
       const [row] = await sql(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, statement.params);
       const plan = (row as { 'QUERY PLAN': { Plan: PlanNode }[] })['QUERY PLAN'][0].Plan;
       const reads = nodesOf(plan)
@@ -181,6 +189,32 @@ describe('search of three spaces or more, and without three letters or digits in
     );
     await expectSearches();
   }, 300_000);
+
+  it('gives the total and order of plain SQL on every page with candidates checked, and with the one scan', async () => {
+    for (const ratios of [CHECK_ALL, CHECK_NONE]) {
+      for (const text of [...TRIPLED, ...GRAMMED]) {
+        const want = await expected(text);
+        const last = Math.max(1, Math.ceil(want.length / 3));
+        for (const page of new Set([1, 2, Math.ceil(last / 2), last, last + 1])) {
+          const statement = substringCountAndPageQuery(
+            { search: text },
+            null,
+            3,
+            (page - 1) * 3,
+            ratios,
+          )!;
+          const rows = await sql(statement.text, statement.params);
+          const slugs = await sql(
+            'SELECT slug FROM libraries WHERE id = ANY($1::int[]) ORDER BY array_position($1::int[], id)',
+            [rows.flatMap((row) => row.id ?? [])],
+          );
+          expect([text, ratios.checked, page, rows[0].total, slugs.map((row) => row.slug)]).toEqual(
+            [text, ratios.checked, page, want.length, want.slice((page - 1) * 3, page * 3)],
+          );
+        }
+      }
+    }
+  });
 
   it('keeps its generic plan, with the rows of an unprepared run', async () => {
     const texts = ['eins zwei drei vier', 'e am p', 'am platz kobold und', 'x y z', 'st.'];
