@@ -1201,8 +1201,16 @@ function substringPageQuery(
   const many = v.collectsBits
     ? 'true'
     : `${ratios.bitmaps} * b.total::float8 * b.total >= ${reach}::float8 * b.approved`;
-  const bitCounts = `SELECT b.*, b.tokenized
-             AND ${many} AS parts FROM (
+  // A checked substring's candidates decide between them and the one scan (checkedGate); when the total is known
+  // (the memo's page ids), its page is read by parts, each row checked as it comes.
+  const checkedRatio = ratios.checked ?? CHECKED_CANDIDATE_RATIO;
+  const checkedParts = v.checked && !withTotal;
+  const bitCounts = `SELECT b.*, ${
+    checkedParts
+      ? `${v.checked!.keyed} AND ${checkedRatio} * b.total <= b.approved`
+      : `b.tokenized
+             AND ${many}`
+  } AS parts FROM (
            SELECT coalesce(sum(bit_count(c.approved)), 0)::int AS total,
              coalesce(sum(bit_count(c.in_name)), 0)::int AS in_name,
              (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved,
@@ -1217,17 +1225,18 @@ function substringPageQuery(
            WHERE ${gate} AND l.status = 'approved' AND l.search_text LIKE ${v.pattern}`;
   // A checked substring: its candidates checked one by one (the scan without a key).
   const checkedGate =
-    v.checked &&
-    `(SELECT ${v.checked.keyed} AND ${ratios.checked ?? CHECKED_CANDIDATE_RATIO} * b.total <= b.approved FROM b)`;
+    v.checked && `(SELECT ${v.checked.keyed} AND ${checkedRatio} * b.total <= b.approved FROM b)`;
   const scanned = checkedGate
-    ? `${checkedMatches(v.pattern, checkedGate)}
+    ? `${checkedMatches(v.pattern, `${checkedGate} AND NOT (SELECT b.parts FROM b)`)}
          UNION ALL
          ${scan(`NOT ${checkedGate}`)}`
     : scan('NOT (SELECT b.parts FROM b)');
-  // From the bitmaps; a substring the tokens do not hold is counted from the scan.
+  // From the bitmaps; a substring the tokens do not hold is counted from the scan. A checked substring read by parts:
+  // its candidates (what decides how each part is read; the total is not read).
+  const bitmapped = checkedParts ? 'b.parts' : 'b.tokenized';
   const counts = `SELECT
-           CASE WHEN b.tokenized THEN b.total ELSE (SELECT count(*) FROM m)::int END AS total,
-           CASE WHEN b.tokenized THEN b.in_name ELSE (SELECT count(*) FILTER (WHERE m.named) FROM m)::int END
+           CASE WHEN ${bitmapped} THEN b.total ELSE (SELECT count(*) FROM m)::int END AS total,
+           CASE WHEN ${bitmapped} THEN b.in_name ELSE (SELECT count(*) FILTER (WHERE m.named) FROM m)::int END
              AS in_name,
            b.approved, b.parts FROM b`;
   // The entry's bit in a part's bitmap (CASE: get_bit fails past the end, and AND does not fix the order of its
@@ -1247,8 +1256,26 @@ function substringPageQuery(
     bits: string,
     collected: string,
     chunkBits: string,
+    check?: (alias: string) => string,
   ) => {
     const walk = `(${ratios.walk} * (${size})::float8 * (${size}) >= ${reach}::float8 * t.approved)`;
+    if (check) {
+      // A checked substring's part: the candidates' entries walked or their ids collected as for a gram, each kept
+      // when its library passes `check` (a primary-key probe).
+      return `(SELECT ${n} AS part, w.id, w.created_at FROM ${newest('l.id, l.created_at')}
+           WHERE t.parts AND ${walk} AND ${needed}
+             AND CASE WHEN ${bits} THEN EXISTS (SELECT FROM libraries l WHERE l.id = w.id AND ${check('l')})
+               ELSE false END
+           ORDER BY w.created_at DESC, w.id DESC LIMIT ${reach})
+         UNION ALL
+         (SELECT ${n}, c.id, c.created_at FROM (
+             SELECT l.id, l.created_at FROM (${bitIds(chunkBits)}) b(id)
+             CROSS JOIN LATERAL (SELECT l.id, l.created_at FROM libraries l WHERE l.id = b.id AND ${check('l')}
+               OFFSET 0) l
+             WHERE t.parts AND ${needed} AND NOT ${walk}
+             OFFSET 0) c
+           ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
+    }
     // A small part of a substring of one or two characters (collectsBits): its ids from the part's bits in `c`,
     // each a probe of the primary key (a scalar subquery: as a join or `IN`, PostgreSQL read every approved id and
     // tested it against the set). No trigram index narrows one or two characters.
@@ -1266,16 +1293,34 @@ function substringPageQuery(
              OFFSET 0) c
            ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
   };
-  const parts = [
-    part(1, 't.in_name', 't.in_name > 0', has('named'), named('l'), 'c.in_name'),
+  // A checked substring: its name candidates whose name holds it, then its candidates whose text holds it and name
+  // does not (a name candidate's name may not).
+  const checkedParts_ = [
+    part(1, 't.in_name', 't.in_name > 0', has('named'), '', 'c.in_name', named),
     part(
       2,
-      't.total - t.in_name',
-      `t.total > t.in_name AND t.in_name < ${reach}`,
+      't.total',
+      't.total > 0',
       has('rest'),
-      `${inText('l')} AND NOT ${named('l')}`,
-      'c.approved & ~c.in_name',
+      '',
+      'c.approved',
+      (l) => `${inText(l)} AND NOT ${named(l)}`,
     ),
+  ];
+  const parts = [
+    ...(checkedParts
+      ? checkedParts_
+      : [
+          part(1, 't.in_name', 't.in_name > 0', has('named'), named('l'), 'c.in_name'),
+          part(
+            2,
+            't.total - t.in_name',
+            `t.total > t.in_name AND t.in_name < ${reach}`,
+            has('rest'),
+            `${inText('l')} AND NOT ${named('l')}`,
+            'c.approved & ~c.in_name',
+          ),
+        ]),
     // The one scan's matches, ranked.
     `(SELECT CASE WHEN m.named THEN 1 ELSE 2 END, m.id, m.created_at FROM m
            ORDER BY m.named DESC, m.created_at DESC, m.id DESC LIMIT ${reach})`,
@@ -1294,7 +1339,7 @@ function substringPageQuery(
   return {
     text: `WITH c AS MATERIALIZED (${chunks}), b AS MATERIALIZED (${bitCounts}), m AS MATERIALIZED (${scanned}),
          t AS MATERIALIZED (${counts}),
-         named AS MATERIALIZED (${ends('c.in_name')}), rest AS MATERIALIZED (${ends('c.approved & ~c.in_name')})
+         named AS MATERIALIZED (${ends('c.in_name')}), rest AS MATERIALIZED (${ends(checkedParts ? 'c.approved' : 'c.approved & ~c.in_name')})
        ${withTotal ? `SELECT t.total, p.* FROM t LEFT JOIN LATERAL (${page}) p ON true` : `SELECT p.* FROM t CROSS JOIN LATERAL (${page}) p`}`,
     params: sql.params,
   };
@@ -1314,7 +1359,7 @@ export interface SubstringRatios {
 
 /**
  * countAndPageQuery's statement for a `search` alone, with other ratios than the list's (tests force each way of
- * reading it with them). Null for other lists.
+ * reading it with them); without `withTotal`, its page alone (pageQuery's). Null for other lists.
  */
 export function substringCountAndPageQuery(
   search: LibrarySearch,
@@ -1322,11 +1367,12 @@ export function substringCountAndPageQuery(
   limit: number,
   offset: number,
   ratios: SubstringRatios,
+  withTotal = true,
 ): Statement | null {
   const substring = soleSubstring(search);
   if (!substring) return null;
   const listColumns = (sql: Sql) => [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
-  return substringPageQuery(substring, limit, offset, listColumns, true, ratios);
+  return substringPageQuery(substring, limit, offset, listColumns, withTotal, ratios);
 }
 
 /**

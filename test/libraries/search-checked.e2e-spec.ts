@@ -216,6 +216,38 @@ describe('search of three spaces or more, and without three letters or digits in
     }
   });
 
+  it('gives the page of plain SQL without its total (the memo page), its parts walked, collected, or one scan', async () => {
+    const ways = [
+      { bitmaps: 8, walk: 1e12, checked: 0 },
+      { bitmaps: 8, walk: 0, checked: 0 },
+      CHECK_NONE,
+    ];
+    for (const ratios of ways) {
+      for (const text of [...TRIPLED, ...GRAMMED]) {
+        const want = await expected(text);
+        const last = Math.max(1, Math.ceil(want.length / 3));
+        for (const page of new Set([1, 2, Math.ceil(last / 2), last, last + 1])) {
+          const statement = substringCountAndPageQuery(
+            { search: text },
+            null,
+            3,
+            (page - 1) * 3,
+            ratios,
+            false,
+          )!;
+          const rows = await sql(statement.text, statement.params);
+          const slugs = rows.map((row) => row.slug);
+          expect([text, ratios, page, slugs]).toEqual([
+            text,
+            ratios,
+            page,
+            want.slice((page - 1) * 3, page * 3),
+          ]);
+        }
+      }
+    }
+  });
+
   it('keeps its generic plan, with the rows of an unprepared run', async () => {
     const texts = ['eins zwei drei vier', 'e am p', 'am platz kobold und', 'x y z', 'st.'];
     await withClient(db.url, async (client) => {
