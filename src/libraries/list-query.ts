@@ -1034,9 +1034,9 @@ function checkedSubstringConditions(
   folded: string,
   pattern: string,
 ): SubstringConditions {
-  const keyed = `cardinality(${checkedKeys(table, folded)}) > 0 AND ${CHECKED_CANDIDATE_RATIO}
+  const keyed = `(cardinality(${checkedKeys(table, folded)}) > 0 AND ${CHECKED_CANDIDATE_RATIO}
              * (SELECT coalesce(sum(bit_count(c.approved)), 0) FROM c)
-             <= (SELECT coalesce(sum(approved), 0) FROM library_country_counts)`;
+             <= (SELECT coalesce(sum(approved), 0) FROM library_country_counts))`;
   return {
     tokenized: 'false',
     pattern,

@@ -76,6 +76,9 @@ describe('search of three spaces or more, and without three letters or digits in
   async function expectSearches(): Promise<void> {
     for (const text of [...TRIPLED, ...GRAMMED]) {
       const want = await expected(text);
+      // The count statement (what keys the count memo) too.
+      const count = countQuery({ search: text });
+      expect([text, (await sql(count.text, count.params))[0].n]).toEqual([text, want.length]);
       for (const size of [50, 3]) {
         const last = Math.max(1, Math.ceil(want.length / size));
         for (const page of new Set([1, 2, Math.ceil(last / 2), last])) {
