@@ -1202,12 +1202,13 @@ function substringPageQuery(
     ? 'true'
     : `${ratios.bitmaps} * b.total::float8 * b.total >= ${reach}::float8 * b.approved`;
   // A checked substring's candidates decide between them and the one scan (checkedGate); when the total is known
-  // (the memo's page ids), its page is read by parts, each row checked as it comes.
+  // (the memo's page ids: 1,000 matches or more), its page is read by parts whatever their number (a part is walked
+  // when its candidates are many, and then checks about as many as it keeps), each row checked as it comes.
   const checkedRatio = ratios.checked ?? CHECKED_CANDIDATE_RATIO;
   const checkedParts = v.checked && !withTotal;
   const bitCounts = `SELECT b.*, ${
     checkedParts
-      ? `${v.checked!.keyed} AND ${checkedRatio} * b.total <= b.approved`
+      ? `${v.checked!.keyed}${ratios.checked === undefined ? '' : ` AND ${ratios.checked} * b.total <= b.approved`}`
       : `b.tokenized
              AND ${many}`
   } AS parts FROM (
@@ -1229,7 +1230,7 @@ function substringPageQuery(
   const scanned = checkedGate
     ? `${checkedMatches(v.pattern, `${checkedGate} AND NOT (SELECT b.parts FROM b)`)}
          UNION ALL
-         ${scan(`NOT ${checkedGate}`)}`
+         ${scan(`NOT ${checkedGate} AND NOT (SELECT b.parts FROM b)`)}`
     : scan('NOT (SELECT b.parts FROM b)');
   // From the bitmaps; a substring the tokens do not hold is counted from the scan. A checked substring read by parts:
   // its candidates (what decides how each part is read; the total is not read).
@@ -1261,11 +1262,11 @@ function substringPageQuery(
     const walk = `(${ratios.walk} * (${size})::float8 * (${size}) >= ${reach}::float8 * t.approved)`;
     if (check) {
       // A checked substring's part: the candidates' entries walked or their ids collected as for a gram, each kept
-      // when its library passes `check` (a primary-key probe).
+      // when its library passes `check` (a primary-key probe; a scalar subquery: as EXISTS, PostgreSQL hashed every
+      // match of the text's trigram index first).
       return `(SELECT ${n} AS part, w.id, w.created_at FROM ${newest('l.id, l.created_at')}
            WHERE t.parts AND ${walk} AND ${needed}
-             AND CASE WHEN ${bits} THEN EXISTS (SELECT FROM libraries l WHERE l.id = w.id AND ${check('l')})
-               ELSE false END
+             AND CASE WHEN ${bits} THEN (SELECT ${check('l')} FROM libraries l WHERE l.id = w.id) ELSE false END
            ORDER BY w.created_at DESC, w.id DESC LIMIT ${reach})
          UNION ALL
          (SELECT ${n}, c.id, c.created_at FROM (
@@ -1295,12 +1296,14 @@ function substringPageQuery(
   };
   // A checked substring: its name candidates whose name holds it, then its candidates whose text holds it and name
   // does not (a name candidate's name may not).
+  // The others only when the name part falls short of the page (they may all be name matches: the walk would read
+  // every entry).
   const checkedParts_ = [
-    part(1, 't.in_name', 't.in_name > 0', has('named'), '', 'c.in_name', named),
+    '(SELECT * FROM p1)',
     part(
       2,
       't.total',
-      't.total > 0',
+      `t.total > 0 AND (SELECT count(*) FROM p1) < ${reach}`,
       has('rest'),
       '',
       'c.approved',
@@ -1339,7 +1342,13 @@ function substringPageQuery(
   return {
     text: `WITH c AS MATERIALIZED (${chunks}), b AS MATERIALIZED (${bitCounts}), m AS MATERIALIZED (${scanned}),
          t AS MATERIALIZED (${counts}),
-         named AS MATERIALIZED (${ends('c.in_name')}), rest AS MATERIALIZED (${ends(checkedParts ? 'c.approved' : 'c.approved & ~c.in_name')})
+         named AS MATERIALIZED (${ends('c.in_name')}), rest AS MATERIALIZED (${ends(checkedParts ? 'c.approved' : 'c.approved & ~c.in_name')})${
+           checkedParts
+             ? `,
+         p1 AS MATERIALIZED (SELECT p.* FROM t CROSS JOIN LATERAL (
+           ${part(1, 't.in_name', 't.in_name > 0', has('named'), '', 'c.in_name', named)}) p)`
+             : ''
+         }
        ${withTotal ? `SELECT t.total, p.* FROM t LEFT JOIN LATERAL (${page}) p ON true` : `SELECT p.* FROM t CROSS JOIN LATERAL (${page}) p`}`,
     params: sql.params,
   };
@@ -1353,7 +1362,10 @@ function substringPageQuery(
 export interface SubstringRatios {
   bitmaps: number;
   walk: number;
-  /** A checked substring's candidates are checked when `checked · candidates ≤ approved` (else the one scan). */
+  /**
+   * A checked substring's candidates are checked when `checked · candidates ≤ approved` (else the one scan);
+   * CHECKED_CANDIDATE_RATIO unless given, and then for its page alone too (read by parts by default).
+   */
   checked?: number;
 }
 
