@@ -868,11 +868,13 @@ function checkedSubstringTable(
 }
 
 /**
- * A checked substring's candidates are checked one by one (about 3.5 µs each: the id from the bits, a primary-key
- * probe, the heap row) while `CHECKED_CANDIDATE_RATIO · candidates ≤ approved`; more (a substring of common grams:
- * `e a b`'s are nearly every library) are left to the one scan of libraries_search_text_trgm_idx, as before.
+ * A checked substring's candidates are checked one by one (an id from the bits, a primary-key probe, the heap row:
+ * 4–8 µs each at 1M) while `ratio · candidates ≤ approved`; more are left to the one scan of
+ * libraries_search_text_trgm_idx, as before. Windows: always (at 1M, `rund um die uhr`'s 115,847 candidates are its
+ * matches, and checking them cost no more CPU than the scan: 680–850 against 720–980 ms per count). Grams: an eighth
+ * (their candidates are loose: `e am p` 148,217 for no match, checked 730–800 ms against the scan's 100–200).
  */
-const CHECKED_CANDIDATE_RATIO = 8;
+const CHECKED_CANDIDATE_RATIO = { library_search_triples: 1, library_search_grams: 8 };
 
 /**
  * The keys of checkedSubstringTable's table in a folded substring, as an array: for library_search_triples its
@@ -1034,7 +1036,7 @@ function checkedSubstringConditions(
   folded: string,
   pattern: string,
 ): SubstringConditions {
-  const keyed = `(cardinality(${checkedKeys(table, folded)}) > 0 AND ${CHECKED_CANDIDATE_RATIO}
+  const keyed = `(cardinality(${checkedKeys(table, folded)}) > 0 AND ${CHECKED_CANDIDATE_RATIO[table]}
              * (SELECT coalesce(sum(bit_count(c.approved)), 0) FROM c)
              <= (SELECT coalesce(sum(approved), 0) FROM library_country_counts))`;
   return {
@@ -1204,7 +1206,9 @@ function substringPageQuery(
   // A checked substring's candidates decide between them and the one scan (checkedGate); when the total is known
   // (the memo's page ids: 1,000 matches or more), its page is read by parts whatever their number (a part is walked
   // when its candidates are many, and then checks about as many as it keeps), each row checked as it comes.
-  const checkedRatio = ratios.checked ?? CHECKED_CANDIDATE_RATIO;
+  const checkedRatio =
+    ratios.checked ??
+    CHECKED_CANDIDATE_RATIO[v.table as 'library_search_grams' | 'library_search_triples'];
   const checkedParts = v.checked && !withTotal;
   const bitCounts = `SELECT b.*, ${
     checkedParts
