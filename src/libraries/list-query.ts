@@ -871,10 +871,11 @@ function checkedSubstringTable(
  * A checked substring's candidates are checked one by one (an id from the bits, a primary-key probe, the heap row:
  * 4–8 µs each at 1M) while `ratio · candidates ≤ approved`; more are left to the one scan of
  * libraries_search_text_trgm_idx, as before. Windows: always (at 1M, `rund um die uhr`'s 115,847 candidates are its
- * matches, and checking them cost no more CPU than the scan: 680–850 against 720–980 ms per count). Grams: an eighth
- * (their candidates are loose: `e am p` 148,217 for no match, checked 730–800 ms against the scan's 100–200).
+ * matches; checking them cost 590–680 ms of CPU, this statement's scan 875–990). Grams: a 64th (their candidates
+ * are loose: `e am p` 148,217 for no match, checked 730–800 ms against the scan's 100–200; `x y z` 18,348 for no
+ * match, 70 ms against 3).
  */
-const CHECKED_CANDIDATE_RATIO = { library_search_triples: 1, library_search_grams: 8 };
+const CHECKED_CANDIDATE_RATIO = { library_search_triples: 1, library_search_grams: 64 };
 
 /**
  * The keys of checkedSubstringTable's table in a folded substring, as an array: for library_search_triples its
