@@ -880,7 +880,11 @@ const CHECKED_CANDIDATE_RATIO = { library_search_triples: 1, library_search_gram
 /**
  * The keys of checkedSubstringTable's table in a folded substring, as an array: for library_search_triples its
  * windows of three space-separated parts with three letters or digits in a row and at most 100 characters (a window of
- * a match, or the piece of it that holds such a key, is kept: bookcase_search_triples); for library_search_grams its
+ * a match, or the piece of it that holds such a key, is kept: bookcase_search_triples), `=` and the window for one
+ * of three whole tokens (neither the first part nor the last: a window of the table itself, read by its primary key),
+ * else `%` and the window (held by the table's windows, through its trigram index); only the whole ones when there
+ * are any (at 1M, `ntreal 9 boulevard saint-laurent h`'s end windows held 1,924 rows each, 110 ms); for
+ * library_search_grams its
  * distinct characters and pairs of characters without a space (bookcase_search_grams).
  */
 function checkedKeys(
@@ -888,11 +892,13 @@ function checkedKeys(
   folded: string,
 ): string {
   if (table === 'library_search_triples')
-    return `ARRAY(SELECT DISTINCT w.x FROM (
-               SELECT a.a[i] || ' ' || a.a[i + 1] || ' ' || a.a[i + 2] AS x
-               FROM (SELECT string_to_array(${folded}, ' ') AS a) a, generate_subscripts(a.a, 1) i
-               WHERE i + 2 <= cardinality(a.a)) w
-             WHERE w.x ~ '[[:alnum:]]{3}' AND char_length(w.x) <= 100)`;
+    return `ARRAY(SELECT DISTINCT CASE WHEN w.mid THEN '=' ELSE '%' END || w.x FROM (
+               SELECT u.x, u.mid, bool_or(u.mid) OVER () AS any_mid FROM (
+                 SELECT a.a[i] || ' ' || a.a[i + 1] || ' ' || a.a[i + 2] AS x, i > 1 AND i + 3 <= cardinality(a.a) AS mid
+                 FROM (SELECT string_to_array(${folded}, ' ') AS a) a, generate_subscripts(a.a, 1) i
+                 WHERE i + 2 <= cardinality(a.a)) u
+               WHERE u.x ~ '[[:alnum:]]{3}' AND char_length(u.x) <= 100) w
+             WHERE w.mid OR NOT w.any_mid)`;
   return `ARRAY(SELECT DISTINCT g.x FROM (
                SELECT x FROM string_to_table(${folded}, NULL) x
                UNION ALL
@@ -911,10 +917,12 @@ function checkedChunks(
 ): string {
   const rows =
     table === 'library_search_triples'
-      ? `SELECT k.n, s.chunk, bit_or(s.approved) AS approved, bit_or(s.in_name) AS in_name
-             FROM unnest(${keys}) WITH ORDINALITY k(key, n)
-             JOIN library_search_triples s ON s.token LIKE ${containsPattern('k.key')}
-             GROUP BY k.n, s.chunk`
+      ? `SELECT k.n, s.chunk, s.approved, s.in_name FROM unnest(${keys}) WITH ORDINALITY k(key, n)
+             JOIN library_search_triples s ON s.token = substr(k.key, 2) WHERE left(k.key, 1) = '='
+             UNION ALL
+             SELECT k.n, s.chunk, bit_or(s.approved), bit_or(s.in_name) FROM unnest(${keys}) WITH ORDINALITY k(key, n)
+             JOIN library_search_triples s ON s.token LIKE ${containsPattern('substr(k.key, 2)')}
+             WHERE left(k.key, 1) = '%' GROUP BY k.n, s.chunk`
       : `SELECT k.n, s.chunk, s.approved, s.in_name FROM unnest(${keys}) WITH ORDINALITY k(key, n)
              JOIN library_search_grams s ON s.token = k.key`;
   return `SELECT r.chunk, bit_and(r.approved) AS approved, bit_and(r.in_name) AS in_name FROM (
