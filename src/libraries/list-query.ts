@@ -819,8 +819,13 @@ const SUBSTRING_WALK_COST_RATIO = 8;
  */
 function substringPattern(param: string): { folded: string; pattern: string } {
   const folded = `lower(bookcase_unaccent(${param}))`;
+  return { folded, pattern: containsPattern(folded) };
+}
+
+/** The LIKE pattern `%…%` of a folded text, its LIKE metacharacters escaped. */
+function containsPattern(folded: string): string {
   const escaped = `replace(replace(replace(${folded}, '\\', '\\\\'), '%', '\\%'), '_', '\\_')`;
-  return { folded, pattern: `'%' || ${escaped} || '%'` };
+  return `'%' || ${escaped} || '%'`;
 }
 
 /** Whether the folded name of the row `alias` holds a substring (what ranks a `search` match first). */
@@ -845,7 +850,7 @@ function soleSubstring(search: LibrarySearch): string | null {
     text.length <= 100 &&
     text.split(' ').length <= 2 &&
     /[\p{L}\p{N}]{3}/u.test(text);
-  return tokenizable || shortSubstringTable(text) ? text : null;
+  return tokenizable || shortSubstringTable(text) || checkedSubstringTable(text) ? text : null;
 }
 
 /**
@@ -865,6 +870,102 @@ function shortSubstringTable(
     text.split(' ').length === 3 &&
     /[\p{L}\p{N}]{3}/u.test(text);
   return tripled ? 'library_search_triples' : null;
+}
+
+/**
+ * The table whose bitmaps give a superset of the matches of a substring that no table counts exactly (checked
+ * against `search_text` one candidate at a time, brief 22t): library_search_triples for three spaces or more with
+ * three letters or digits in a row (every window of three of its space-separated parts, `p0 p1 p2`, lies in one
+ * window of three neighbouring tokens of a match: the AND of the windows' ORs), library_search_grams for a substring
+ * without three letters or digits in a row (every gram of one or two characters of it is in a match: the AND of the
+ * grams' rows); null otherwise. A guess on the text as sent, as shortSubstringTable's: the statement finds the keys in
+ * the folded text (checkedKeys) and counts the libraries when there are none.
+ */
+function checkedSubstringTable(
+  text: string,
+): 'library_search_grams' | 'library_search_triples' | null {
+  if (shortSubstringTable(text)) return null;
+  const alnum = /[\p{L}\p{N}]{3}/u.test(text);
+  if (alnum && text.split(' ').length >= 4) return 'library_search_triples';
+  if (!alnum && /[^ ]/.test(text)) return 'library_search_grams';
+  return null;
+}
+
+/**
+ * A checked substring's candidates are checked one by one (an id from the bits, a primary-key probe, the heap row:
+ * 4–8 µs each at 1M) while `ratio · candidates ≤ approved`; more are left to the one scan of
+ * libraries_search_text_trgm_idx, as before. Windows: always (at 1M, `rund um die uhr`'s 115,847 candidates are its
+ * matches; checking them cost 590–680 ms of CPU, this statement's scan 875–990). Grams: a 64th (their candidates
+ * are loose: `e am p` 148,217 for no match, checked 730–800 ms against the scan's 100–200; `x y z` 18,348 for no
+ * match, 70 ms against 3).
+ */
+const CHECKED_CANDIDATE_RATIO = { library_search_triples: 1, library_search_grams: 64 };
+
+/**
+ * The keys of checkedSubstringTable's table in a folded substring, as an array: for library_search_triples its
+ * windows of three space-separated parts with three letters or digits in a row and at most 100 characters (a window of
+ * a match, or the piece of it that holds such a key, is kept: bookcase_search_triples), `=` and the window for one
+ * of three whole tokens (neither the first part nor the last: a window of the table itself, read by its primary key),
+ * else `%` and the window (held by the table's windows, through its trigram index); only the whole ones when there
+ * are any (at 1M, `ntreal 9 boulevard saint-laurent h`'s end windows held 1,924 rows each, 110 ms); for
+ * library_search_grams its
+ * distinct characters and pairs of characters without a space (bookcase_search_grams).
+ */
+function checkedKeys(
+  table: 'library_search_grams' | 'library_search_triples',
+  folded: string,
+): string {
+  if (table === 'library_search_triples')
+    return `ARRAY(SELECT DISTINCT CASE WHEN w.mid THEN '=' ELSE '%' END || w.x FROM (
+               SELECT u.x, u.mid, bool_or(u.mid) OVER () AS any_mid FROM (
+                 SELECT a.a[i] || ' ' || a.a[i + 1] || ' ' || a.a[i + 2] AS x, i > 1 AND i + 3 <= cardinality(a.a) AS mid
+                 FROM (SELECT string_to_array(${folded}, ' ') AS a) a, generate_subscripts(a.a, 1) i
+                 WHERE i + 2 <= cardinality(a.a)) u
+               WHERE u.x ~ '[[:alnum:]]{3}' AND char_length(u.x) <= 100) w
+             WHERE w.mid OR NOT w.any_mid)`;
+  return `ARRAY(SELECT DISTINCT g.x FROM (
+               SELECT x FROM string_to_table(${folded}, NULL) x
+               UNION ALL
+               SELECT substr(${folded}, i, 2) FROM generate_series(1, char_length(${folded}) - 1) i) g(x)
+             WHERE strpos(g.x, ' ') = 0)`;
+}
+
+/**
+ * Per chunk, the candidates of a checked substring: the AND over its keys (`keys`, an array) of each key's bitmaps
+ * (a window: the OR of the rows of the table's windows that hold it, through its trigram index; a gram: its row),
+ * for the text (`approved`) and the name (`in_name`). Only chunks every key has.
+ */
+function checkedChunks(
+  table: 'library_search_grams' | 'library_search_triples',
+  keys: string,
+): string {
+  const rows =
+    table === 'library_search_triples'
+      ? `SELECT k.n, s.chunk, s.approved, s.in_name FROM unnest(${keys}) WITH ORDINALITY k(key, n)
+             JOIN library_search_triples s ON s.token = substr(k.key, 2) WHERE left(k.key, 1) = '='
+             UNION ALL
+             SELECT k.n, s.chunk, bit_or(s.approved), bit_or(s.in_name) FROM unnest(${keys}) WITH ORDINALITY k(key, n)
+             JOIN library_search_triples s ON s.token LIKE ${containsPattern('substr(k.key, 2)')}
+             WHERE left(k.key, 1) = '%' GROUP BY k.n, s.chunk`
+      : `SELECT k.n, s.chunk, s.approved, s.in_name FROM unnest(${keys}) WITH ORDINALITY k(key, n)
+             JOIN library_search_grams s ON s.token = k.key`;
+  return `SELECT r.chunk, bit_and(r.approved) AS approved, bit_and(r.in_name) AS in_name FROM (
+           ${rows}) r
+           GROUP BY r.chunk HAVING count(*) = cardinality(${keys})`;
+}
+
+/**
+ * The matches of a checked substring among the candidates of `c` (checkedChunks), each checked against the library's
+ * `search_text` through the primary key (a probe each, in id order), and whether its folded name holds it (checked
+ * only where every key is in the name). Linear in the candidates, not in the libraries.
+ */
+function checkedMatches(pattern: string, gate: string): string {
+  return `SELECT l.id, l.created_at, l.named FROM (${bitIds('c.approved', ', get_bit(c.in_name, p.pos) = 1')}) x(id, in_name)
+           CROSS JOIN LATERAL (
+             SELECT l.id, l.created_at, CASE WHEN x.in_name THEN ${nameLike('l', pattern)} ELSE false END AS named
+             FROM libraries l WHERE l.id = x.id AND l.status = 'approved' AND l.search_text LIKE ${pattern}
+             OFFSET 0) l
+           WHERE ${gate}`;
 }
 
 interface SubstringConditions {
@@ -897,6 +998,8 @@ interface SubstringConditions {
  */
 function substringConditions(sql: Sql, text: string): SubstringConditions {
   const { folded, pattern } = substringPattern(sql.param(text));
+  const checked = checkedSubstringTable(text);
+  if (checked) return checkedSubstringConditions(checked, folded, pattern);
   const short = shortSubstringTable(text);
   if (short) return shortSubstringConditions(short, folded, pattern);
   const tokenized = `bookcase_search_tokenized(${folded})`;
@@ -957,6 +1060,31 @@ function shortSubstringConditions(
   };
 }
 
+/**
+ * substringConditions for a checked substring (checkedSubstringTable): the candidates' chunks, and the counts of the
+ * candidates that hold it (or, without a key, of the libraries).
+ */
+function checkedSubstringConditions(
+  table: 'library_search_grams' | 'library_search_triples',
+  folded: string,
+  pattern: string,
+): SubstringConditions {
+  const keyed = `(cardinality(${checkedKeys(table, folded)}) > 0 AND ${CHECKED_CANDIDATE_RATIO[table]}
+             * (SELECT coalesce(sum(bit_count(c.approved)), 0) FROM c)
+             <= (SELECT coalesce(sum(approved), 0) FROM library_country_counts))`;
+  return {
+    tokenized: 'false',
+    pattern,
+    chunks: checkedChunks(table, checkedKeys(table, folded)),
+    counts: `SELECT coalesce(sum(x.total), 0)::int AS total, coalesce(sum(x.in_name), 0)::int AS in_name FROM (
+           SELECT count(*) AS total, count(*) FILTER (WHERE m.named) AS in_name FROM (
+             ${checkedMatches(pattern, keyed)}) m
+           UNION ALL
+           SELECT count(*), count(*) FILTER (WHERE ${nameLike('l', pattern)}) FROM libraries l
+           WHERE NOT ${keyed} AND l.status = 'approved' AND l.search_text LIKE ${pattern}) x`,
+  };
+}
+
 /** The count statement of a `search` alone (also what keys the count memo). */
 function substringCountQuery(text: string): Statement {
   const sql = new Sql();
@@ -997,12 +1125,34 @@ interface SubstringValues {
   collectsBits: boolean;
   /** Whether the folded text has a space: its matches are then in the pairs' rows, else in the tokens'. */
   spaced: string;
+  /**
+   * For a checked substring (checkedSubstringTable), its keys (an array, checkedKeys) and whether it has any: `table`
+   * then gives candidates, checked one by one (checkedMatches), never the counts.
+   */
+  checked?: { keys: string; keyed: string };
   lim: string;
   off: string;
 }
 
 function substringValues(sql: Sql, text: string, limit: number, offset: number): SubstringValues {
   const { folded, pattern } = substringPattern(`${sql.param(text)}::text`);
+  const checked = checkedSubstringTable(text);
+  if (checked) {
+    // Keys of the folded text's InitPlan: with the text a constant, a custom plan estimated generate_series' rows
+    // below the generic plan's and PostgreSQL never kept the generic one.
+    const keys = `(SELECT ${checkedKeys(checked, `(SELECT ${folded})`)})`;
+    return {
+      pattern: `(SELECT ${pattern})`,
+      folded: `(SELECT ${folded})`,
+      table: checked,
+      tokenized: 'false',
+      collectsBits: false,
+      spaced: 'false',
+      checked: { keys, keyed: `(cardinality(${keys}) > 0)` },
+      lim: `(SELECT ${sql.param(limit)}::int)`,
+      off: `(SELECT ${sql.param(offset)}::int)`,
+    };
+  }
   const table = shortSubstringTable(text) ?? 'library_search_tokens';
   const holds = {
     library_search_tokens: 'bookcase_search_tokenized',
@@ -1078,14 +1228,27 @@ function substringPageQuery(
   const reach = `(${off} + ${lim})`;
   // Per chunk, the OR of the bitmaps of every token that holds the substring (no row unless tokenized), and its
   // exact counts; `parts`: whether the page is read by parts (many matches) rather than in one scan.
-  const chunks = `SELECT r.chunk, bit_or(r.approved) AS approved, bit_or(r.in_name) AS in_name FROM (
+  const chunks = v.checked
+    ? checkedChunks(v.table as 'library_search_grams' | 'library_search_triples', v.checked.keys)
+    : `SELECT r.chunk, bit_or(r.approved) AS approved, bit_or(r.in_name) AS in_name FROM (
            ${substringTokenRows(v, 's.chunk, s.approved, s.in_name', 'true')}) r GROUP BY r.chunk`;
   // A gram is always read by parts: its one scan would read every approved row.
   const many = v.collectsBits
     ? 'true'
     : `${ratios.bitmaps} * b.total::float8 * b.total >= ${reach}::float8 * b.approved`;
-  const bitCounts = `SELECT b.*, b.tokenized
-             AND ${many} AS parts FROM (
+  // A checked substring's candidates decide between them and the one scan (checkedGate); when the total is known
+  // (the memo's page ids: 1,000 matches or more), its page is read by parts whatever their number (a part is walked
+  // when its candidates are many, and then checks about as many as it keeps), each row checked as it comes.
+  const checkedRatio =
+    ratios.checked ??
+    CHECKED_CANDIDATE_RATIO[v.table as 'library_search_grams' | 'library_search_triples'];
+  const checkedParts = v.checked && !withTotal;
+  const bitCounts = `SELECT b.*, ${
+    checkedParts
+      ? `${v.checked!.keyed}${ratios.checked === undefined ? '' : ` AND ${ratios.checked} * b.total <= b.approved`}`
+      : `b.tokenized
+             AND ${many}`
+  } AS parts FROM (
            SELECT coalesce(sum(bit_count(c.approved)), 0)::int AS total,
              coalesce(sum(bit_count(c.in_name)), 0)::int AS in_name,
              (SELECT coalesce(sum(approved), 0) FROM library_country_counts)::int AS approved,
@@ -1094,14 +1257,27 @@ function substringPageQuery(
   // Every match in one scan, unless the page is read by parts. `named` (the rank) from the name's trigram index, one
   // hashed set: folding each match's name again (bookcase_unaccent) cost as much as the scan itself (at 1M, a postal
   // fragment's ~1,000 matches: 2.4 ms of 4.8).
-  const scanned = `SELECT l.id, l.created_at, l.id IN (
+  const scan = (gate: string) => `SELECT l.id, l.created_at, l.id IN (
              SELECT n.id FROM libraries n WHERE n.status = 'approved' AND ${nameLike('n', v.pattern)}) AS named
            FROM libraries l
-           WHERE NOT (SELECT b.parts FROM b) AND l.status = 'approved' AND l.search_text LIKE ${v.pattern}`;
-  // From the bitmaps; a substring the tokens do not hold is counted from the scan.
+           WHERE ${gate} AND l.status = 'approved' AND l.search_text LIKE ${v.pattern}`;
+  // A checked substring: its candidates checked one by one, or the scan, each match's name folded (the name's
+  // trigram index does not narrow what the text's cannot: at 1M, `e am` read ~200,000 names for the hashed set).
+  const checkedGate =
+    v.checked && `(SELECT ${v.checked.keyed} AND ${checkedRatio} * b.total <= b.approved FROM b)`;
+  const scanned = checkedGate
+    ? `${checkedMatches(v.pattern, `${checkedGate} AND NOT (SELECT b.parts FROM b)`)}
+         UNION ALL
+         SELECT l.id, l.created_at, ${nameLike('l', v.pattern)} FROM libraries l
+         WHERE NOT ${checkedGate} AND NOT (SELECT b.parts FROM b) AND l.status = 'approved'
+           AND l.search_text LIKE ${v.pattern}`
+    : scan('NOT (SELECT b.parts FROM b)');
+  // From the bitmaps; a substring the tokens do not hold is counted from the scan. A checked substring read by parts:
+  // its candidates (what decides how each part is read; the total is not read).
+  const bitmapped = checkedParts ? 'b.parts' : 'b.tokenized';
   const counts = `SELECT
-           CASE WHEN b.tokenized THEN b.total ELSE (SELECT count(*) FROM m)::int END AS total,
-           CASE WHEN b.tokenized THEN b.in_name ELSE (SELECT count(*) FILTER (WHERE m.named) FROM m)::int END
+           CASE WHEN ${bitmapped} THEN b.total ELSE (SELECT count(*) FROM m)::int END AS total,
+           CASE WHEN ${bitmapped} THEN b.in_name ELSE (SELECT count(*) FILTER (WHERE m.named) FROM m)::int END
              AS in_name,
            b.approved, b.parts FROM b`;
   // The entry's bit in a part's bitmap (CASE: get_bit fails past the end, and AND does not fix the order of its
@@ -1121,8 +1297,26 @@ function substringPageQuery(
     bits: string,
     collected: string,
     chunkBits: string,
+    check?: (alias: string) => string,
   ) => {
     const walk = `(${ratios.walk} * (${size})::float8 * (${size}) >= ${reach}::float8 * t.approved)`;
+    if (check) {
+      // A checked substring's part: the candidates' entries walked or their ids collected as for a gram, each kept
+      // when its library passes `check` (a primary-key probe; a scalar subquery: as EXISTS, PostgreSQL hashed every
+      // match of the text's trigram index first).
+      return `(SELECT ${n} AS part, w.id, w.created_at FROM ${newest('l.id, l.created_at')}
+           WHERE t.parts AND ${walk} AND ${needed}
+             AND CASE WHEN ${bits} THEN (SELECT ${check('l')} FROM libraries l WHERE l.id = w.id) ELSE false END
+           ORDER BY w.created_at DESC, w.id DESC LIMIT ${reach})
+         UNION ALL
+         (SELECT ${n}, c.id, c.created_at FROM (
+             SELECT l.id, l.created_at FROM (${bitIds(chunkBits)}) b(id)
+             CROSS JOIN LATERAL (SELECT l.id, l.created_at FROM libraries l WHERE l.id = b.id AND ${check('l')}
+               OFFSET 0) l
+             WHERE t.parts AND ${needed} AND NOT ${walk}
+             OFFSET 0) c
+           ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
+    }
     // A small part of a substring of one or two characters (collectsBits): its ids from the part's bits in `c`,
     // each a probe of the primary key (a scalar subquery: as a join or `IN`, PostgreSQL read every approved id and
     // tested it against the set). No trigram index narrows one or two characters.
@@ -1140,16 +1334,36 @@ function substringPageQuery(
              OFFSET 0) c
            ORDER BY c.created_at DESC, c.id DESC LIMIT ${reach})`;
   };
-  const parts = [
-    part(1, 't.in_name', 't.in_name > 0', has('named'), named('l'), 'c.in_name'),
+  // A checked substring: its name candidates whose name holds it, then its candidates whose text holds it and name
+  // does not (a name candidate's name may not).
+  // The others only when the name part falls short of the page (they may all be name matches: the walk would read
+  // every entry).
+  const checkedParts_ = [
+    '(SELECT * FROM p1)',
     part(
       2,
-      't.total - t.in_name',
-      `t.total > t.in_name AND t.in_name < ${reach}`,
+      't.total',
+      `t.total > 0 AND (SELECT count(*) FROM p1) < ${reach}`,
       has('rest'),
-      `${inText('l')} AND NOT ${named('l')}`,
-      'c.approved & ~c.in_name',
+      '',
+      'c.approved',
+      (l) => `${inText(l)} AND NOT ${named(l)}`,
     ),
+  ];
+  const parts = [
+    ...(checkedParts
+      ? checkedParts_
+      : [
+          part(1, 't.in_name', 't.in_name > 0', has('named'), named('l'), 'c.in_name'),
+          part(
+            2,
+            't.total - t.in_name',
+            `t.total > t.in_name AND t.in_name < ${reach}`,
+            has('rest'),
+            `${inText('l')} AND NOT ${named('l')}`,
+            'c.approved & ~c.in_name',
+          ),
+        ]),
     // The one scan's matches, ranked.
     `(SELECT CASE WHEN m.named THEN 1 ELSE 2 END, m.id, m.created_at FROM m
            ORDER BY m.named DESC, m.created_at DESC, m.id DESC LIMIT ${reach})`,
@@ -1168,7 +1382,13 @@ function substringPageQuery(
   return {
     text: `WITH c AS MATERIALIZED (${chunks}), b AS MATERIALIZED (${bitCounts}), m AS MATERIALIZED (${scanned}),
          t AS MATERIALIZED (${counts}),
-         named AS MATERIALIZED (${ends('c.in_name')}), rest AS MATERIALIZED (${ends('c.approved & ~c.in_name')})
+         named AS MATERIALIZED (${ends('c.in_name')}), rest AS MATERIALIZED (${ends(checkedParts ? 'c.approved' : 'c.approved & ~c.in_name')})${
+           checkedParts
+             ? `,
+         p1 AS MATERIALIZED (SELECT p.* FROM t CROSS JOIN LATERAL (
+           ${part(1, 't.in_name', 't.in_name > 0', has('named'), '', 'c.in_name', named)}) p)`
+             : ''
+         }
        ${withTotal ? `SELECT t.total, p.* FROM t LEFT JOIN LATERAL (${page}) p ON true` : `SELECT p.* FROM t CROSS JOIN LATERAL (${page}) p`}`,
     params: sql.params,
   };
@@ -1182,11 +1402,16 @@ function substringPageQuery(
 export interface SubstringRatios {
   bitmaps: number;
   walk: number;
+  /**
+   * A checked substring's candidates are checked when `checked · candidates ≤ approved` (else the one scan);
+   * CHECKED_CANDIDATE_RATIO unless given, and then for its page alone too (read by parts by default).
+   */
+  checked?: number;
 }
 
 /**
  * countAndPageQuery's statement for a `search` alone, with other ratios than the list's (tests force each way of
- * reading it with them). Null for other lists.
+ * reading it with them); without `withTotal`, its page alone (pageQuery's). Null for other lists.
  */
 export function substringCountAndPageQuery(
   search: LibrarySearch,
@@ -1194,20 +1419,21 @@ export function substringCountAndPageQuery(
   limit: number,
   offset: number,
   ratios: SubstringRatios,
+  withTotal = true,
 ): Statement | null {
   const substring = soleSubstring(search);
   if (!substring) return null;
   const listColumns = (sql: Sql) => [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
-  return substringPageQuery(substring, limit, offset, listColumns, true, ratios);
+  return substringPageQuery(substring, limit, offset, listColumns, withTotal, ratios);
 }
 
 /**
  * The ids whose bits are set in `bits` (an expression of the chunk rows `c`): each chunk's bits as text, split at
  * its ones; a one ends each segment but the last, at the segments' running length. Linear in the chunks and the
- * ids, not in the bits (a chunk's 8,192).
+ * ids, not in the bits (a chunk's 8,192). `columns` are more of each id's (of `c`, and `p.pos`, its bit).
  */
-function bitIds(bits: string): string {
-  return `SELECT (c.chunk << 13) + p.pos FROM c CROSS JOIN LATERAL (
+function bitIds(bits: string, columns = ''): string {
+  return `SELECT (c.chunk << 13) + p.pos${columns} FROM c CROSS JOIN LATERAL (
              SELECT (sum(char_length(u.seg) + 1) OVER (ORDER BY u.n))::int - 1 AS pos, u.n,
                count(*) OVER () AS segments
              FROM unnest(string_to_array((${bits})::text, '1')) WITH ORDINALITY u(seg, n)) p
