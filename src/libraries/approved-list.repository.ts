@@ -7,11 +7,11 @@ import { ListCache, type ListCacheStats } from './list-cache.js';
 import {
   byIdsQuery,
   circleGridCountAndPageQuery,
-  countAndPagePrepared,
   countAndPageQuery,
   countQuery,
   countsFromAggregate,
   isRanked,
+  listReadPlan,
   pageIdsQuery,
   pageQuery,
   type LibrarySearch,
@@ -107,14 +107,14 @@ export class ApprovedListRepository {
       let result = await this.reader.read<ListItemRow & { total: number | null }>(
         first.text,
         first.params,
-        countAndPagePrepared(search),
+        listReadPlan(search),
       );
       if (result[0].total === null) {
         // A circle with many libraries around it: counted from the map's grid, whose cells are computed only now,
         // with its page (the first statement read no row).
         const grid = circleGridCountAndPageQuery(search, userId, limit, offset);
         if (!grid) throw new Error('A circle count was left to the grid, which cannot serve it');
-        result = await this.reader.read(grid.text, grid.params, true);
+        result = await this.reader.read(grid.text, grid.params, 'generic');
       }
       // Every row keeps its `total`, which nothing reads: removing it with a rest spread (V8 copies each
       // 34-column row into a new object) cost about 25 µs per page of 20 rows.
@@ -162,7 +162,7 @@ export class ApprovedListRepository {
             await this.reader.read<{ id: number }>(
               statement.text,
               statement.params,
-              countAndPagePrepared(search),
+              listReadPlan(search),
             )
           ).map((row) => row.id),
         () => true,
@@ -170,7 +170,7 @@ export class ApprovedListRepository {
       return this.findByIds(ids, userId);
     }
     const { text, params } = pageQuery(search, userId, limit, offset);
-    return this.reader.read<ListItemRow>(text, params, countAndPagePrepared(search));
+    return this.reader.read<ListItemRow>(text, params, listReadPlan(search));
   }
 
   /**
@@ -181,7 +181,7 @@ export class ApprovedListRepository {
   private async findByIds(ids: number[], userId: number | null): Promise<ListItemRow[]> {
     if (!ids.length) return [];
     const { text, params } = byIdsQuery(ids, userId);
-    const rows = await this.reader.read<ListItemRow>(text, params, true);
+    const rows = await this.reader.read<ListItemRow>(text, params, 'generic');
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
