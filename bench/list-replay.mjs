@@ -1,26 +1,33 @@
 #!/usr/bin/env node
 /**
  * The `list-filters` and `proximity-random` scenarios replayed statement by statement (issue 22, brief 22e): requests
- * drawn by scripts/bench.mjs's generators with a fixed seed, each read exactly as ApprovedListRepository reads it
- * (countAndPageQuery, the grid's statement when its total is NULL, the last page again when the requested one lay past
- * the end; named prepared statements where countAndPagePrepared says so), on one connection, with the backend's CPU
- * time of every request (/proc/PID/schedstat; the server must run on this machine) and its answer (total, effective
- * page, rows). Neither scenario touches the list memo (their counts come from aggregates or are never kept), so this
- * is what the route asks of PostgreSQL.
+ * drawn by scripts/bench.mjs's generators with a fixed seed, each answered by the build's own ApprovedListRepository
+ * (its statements, prepared or not, in its order) on one connection, with the backend's CPU time of every request
+ * (/proc/PID/schedstat; the server must run on this machine) and its answer (total, effective page, rows). Neither
+ * scenario is served from the list memo (their counts come from aggregates or are never kept), so this is what the
+ * route asks of PostgreSQL.
  *
  *   node bench/list-replay.mjs --database bench1m_e --scenario list-filters [--requests 1000] [--seed 7]
  *        [--passes 2] [--dist /work/wt-before/dist] [--answers out.json] [--json cpu.json] [--plan-cache auto|generic]
  *        [--top 15] [--server postgres://…/postgres]
  *
- * `--dist`: whose list-query.js builds the statements (another worktree's build: compare answers across builds with
- * two `--answers` files and `--compare a.json,b.json`). `--plan-cache generic`: the connection runs with
- * plan_cache_mode = force_generic_plan (every statement of both scenarios is prepared). Per pass it prints the CPU per request (mean, p50, p90, p99, max) split by whether
- * the request's statements were among the first five executions of their text on the connection (PostgreSQL plans
- * those with the values: custom plans) or later, and the worst requests.
+ * `--explain 'country=ES&has_photo=false&page=16'`: instead, each statement of that one request under EXPLAIN
+ * (ANALYZE, BUFFERS) on its generic plan (PREPARE, then EXPLAIN EXECUTE with plan_cache_mode = force_generic_plan).
+ *
+ * `--dist`: whose build answers (another worktree's dist; compare answers across builds with two `--answers` files
+ * and `--compare a.json,b.json`). `--plan-cache generic`: the connection runs with plan_cache_mode =
+ * force_generic_plan whatever the build asks (default: as the build asks). Per pass it prints the CPU per request
+ * (mean, p50, p90, p99, max) split by whether the request's statements were among the first five executions of their
+ * text on the connection (PostgreSQL plans those with the values unless told otherwise: custom plans) or later, and
+ * the worst requests.
+ *
+ * `--http http://127.0.0.1:A,http://127.0.0.1:B`: instead, the same requests sent to two running servers (GET
+ * /api/v1/libraries/?…), whose response bodies must be equal (items, every field, in order, and pagination).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { URLSearchParams } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 
@@ -37,6 +44,9 @@ const { values } = parseArgs({
     compare: { type: 'string' },
     'plan-cache': { type: 'string', default: 'auto' },
     top: { type: 'string', default: '15' },
+    explain: { type: 'string' },
+    'no-timing': { type: 'boolean', default: false },
+    http: { type: 'string' },
     server: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
@@ -60,9 +70,13 @@ if (values.compare) {
 if (!values.database) throw new Error('--database NAME is required');
 
 const dist = values.dist ?? new URL('../dist', import.meta.url).pathname;
-const q = await import(`${dist}/src/libraries/list-query.js`);
+await import('reflect-metadata');
+const { ApprovedListRepository } = await import(
+  `${dist}/src/libraries/approved-list.repository.js`
+);
+const { Clock } = await import(`${dist}/src/common/clock.js`);
+const { PreparedRead } = await import(`${dist}/src/database/prepared-reader.js`);
 const { SEED_CITIES } = await import(`${dist}/src/cli/commands/seed-data.js`);
-const { pageWindow } = await import(`${dist}/src/common/pagination/pagination.js`);
 
 /** mulberry32: the same requests on every run with the same seed. */
 function prng(seed) {
@@ -170,13 +184,70 @@ function toRequest(params) {
     .join('&');
   return {
     url: urlText,
+    query: Object.entries(params)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+      .join('&'),
     search,
     page: Number(params.page ?? 1),
     pageSize: Number(params.page_size ?? 20),
   };
 }
 
+if (values.explain) {
+  const params = Object.fromEntries(new URLSearchParams(values.explain));
+  await client.query('SET plan_cache_mode = force_generic_plan');
+  const literal = (value) =>
+    value === null || value === undefined
+      ? 'NULL'
+      : `'${(Array.isArray(value) ? `{${value.join(',')}}` : String(value)).replace(/'/g, "''")}'`;
+  let n = 0;
+  const explainRead = async (text, params) => {
+    const statement = { text, params };
+    n += 1;
+    await client.query(`PREPARE x${n} AS ${statement.text}`);
+    const { rows } = await client.query(
+      `EXPLAIN (ANALYZE, BUFFERS${values['no-timing'] ? ', TIMING OFF' : ''}) EXECUTE x${n}(${statement.params.map(literal).join(', ')})`,
+    );
+    console.log(rows.map((row) => row['QUERY PLAN']).join('\n'));
+    const result = await client.query(`EXECUTE x${n}(${statement.params.map(literal).join(', ')})`);
+    return result.rows;
+  };
+  const { search, page, pageSize } = toRequest(params);
+  await new ApprovedListRepository({ read: explainRead }, new Clock()).page(search, null, {
+    page,
+    page_size: pageSize,
+  });
+  await client.end();
+  process.exit(0);
+}
+
 const requests = Array.from({ length: Number(values.requests) }, () => toRequest(generate()));
+
+if (values.http) {
+  const bases = values.http.split(',');
+  let differ = 0;
+  let rows = 0;
+  for (const { query } of requests) {
+    const bodies = await Promise.all(
+      bases.map(async (base) => {
+        const res = await globalThis.fetch(`${base}/api/v1/libraries/?${query}`);
+        return `${res.status} ${await res.text()}`;
+      }),
+    );
+    rows += (JSON.parse(bodies[0].slice(4)).items ?? []).length;
+    if (bodies[0] !== bodies[1]) {
+      differ += 1;
+      if (differ <= 5)
+        console.log(
+          `differs: ${query}\n  ${bodies[0].slice(0, 300)}\n  ${bodies[1].slice(0, 300)}`,
+        );
+    }
+  }
+  console.log(`${requests.length} responses (${rows} items) compared: ${differ} differ`);
+  await client.end();
+  process.exit(differ ? 1 : 0);
+}
 
 const [{ pid }] = (await client.query('SELECT pg_backend_pid() AS pid')).rows;
 const cpuNs = () => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
@@ -186,31 +257,41 @@ if (values['plan-cache'] !== 'auto')
 const executions = new Map();
 /** Whether the current request ran a statement at one of its first five executions on the connection. */
 const current = { custom: false };
-async function read(statement, prepared) {
-  if (!prepared) return (await client.query(statement.text, statement.params)).rows;
-  const name = `r_${createHash('sha1').update(statement.text).digest('base64url')}`;
-  const n = (executions.get(name) ?? 0) + 1;
-  executions.set(name, n);
-  if (n <= 5) current.custom = true;
-  return (await client.query({ name, text: statement.text, values: statement.params })).rows;
-}
+/**
+ * The build's own ApprovedListRepository reads through this PreparedReader stand-in on the replay's connection: with
+ * the build's PreparedRead (named after the text; a `generic` read as the build sends it), others unnamed.
+ */
+const shapes = new Map();
+const reader = {
+  async read(text, params, prepared = true) {
+    if (!prepared) return (await client.query(text, params)).rows;
+    const digest = createHash('sha1').update(text).digest('base64url');
+    const name = `r_${digest}`;
+    const n = (executions.get(name) ?? 0) + 1;
+    executions.set(name, n);
+    if (n <= 5) current.custom = true;
+    if (!shapes.has(text)) shapes.set(text, { digest, shape: null });
+    const generic = prepared === 'generic' && values['plan-cache'] === 'auto' ? 'r_generic' : null;
+    return new Promise((resolve, reject) =>
+      client.query(
+        new PreparedRead(
+          name,
+          text,
+          params,
+          shapes.get(text),
+          (error, result) => (error ? reject(error) : resolve(result.rows)),
+          generic,
+        ),
+      ),
+    );
+  },
+};
+const repository = new ApprovedListRepository(reader, new Clock());
 
-/** ApprovedListRepository.page for an anonymous reader (paginateTogether over countAndFind and find). */
+/** ApprovedListRepository.page for an anonymous reader. */
 async function answer({ search, page, pageSize }) {
-  const prepared = q.countAndPagePrepared(search);
-  const requestedOffset = (Math.max(1, page) - 1) * pageSize;
-  let rows = await read(q.countAndPageQuery(search, null, pageSize, requestedOffset), prepared);
-  if (rows[0].total === null) {
-    const grid = q.circleGridCountAndPageQuery(search, null, pageSize, requestedOffset);
-    rows = await read(grid, true);
-  }
-  const total = rows[0].total ?? 0;
-  let items = rows.filter((row) => row.id !== null);
-  const window = pageWindow(total, page, pageSize);
-  if (total > 0 && window.offset !== requestedOffset)
-    items = await read(q.pageQuery(search, null, window.pageSize, window.offset), prepared);
-  if (total === 0) items = [];
-  return { total, page: window.page, items };
+  const result = await repository.page(search, null, { page, page_size: pageSize });
+  return { total: result.pagination.total, page: result.pagination.page, items: result.items };
 }
 
 const quantile = (sorted, p) =>
