@@ -52,19 +52,31 @@ export class ApprovedListRepository {
   /**
    * One page of the list and its total. A page past the end is the last page. The count and the requested page are
    * read by one statement unless the count comes from the memo; the page is read again when it was past the end.
+   * A circle's page read again asks for no more rows than its total leaves (a circle's total is counted for the
+   * request, never memoised): the nearest-first walk then stops at the circle's last library instead of reading the
+   * rest of the box around it (at 1M, the last page of a 25 km circle of 25 libraries near Brussels: 2,569 rows read
+   * and rejected, 20–50 ms).
    */
   page(
     search: LibrarySearch,
     userId: number | null,
     query: { page: number; page_size: number },
   ): Promise<Page<ListItemRow>> {
+    let circleTotal: number | null = null;
     return paginateTogether(
       query,
       async (limit, offset) => {
         const { total, rows } = await this.countAndFind(search, userId, limit, offset);
+        if (search.near?.radiusMeters !== undefined) circleTotal = total;
         return { total, items: rows };
       },
-      (limit, offset) => this.find(search, userId, limit, offset),
+      (limit, offset) =>
+        this.find(
+          search,
+          userId,
+          circleTotal === null ? limit : Math.min(limit, circleTotal - offset),
+          offset,
+        ),
     );
   }
 
