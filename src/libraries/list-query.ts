@@ -1350,20 +1350,30 @@ function matching(
  * is hidden from the plan). With `country` the text's length chooses at run time (one-time filters): one or two
  * characters, which no trigram narrows, read the country's values (library_*_counts_country_idx, migration
  * 1766100000001), a longer text the trigram index; each scan behind OFFSET 0 so the other condition cannot draw it
- * to the other index.
+ * to the other index. `withoutPhoto` (has_photo=false) keeps only the values with an approved library without a
+ * primary photo (`approved > with_photo`, from the same index entries): every library of the others has one, so none
+ * matches, and each value cost a probe of the place's index (at 1M `country=NL&has_photo=false&postal_code=100`:
+ * 1,955 values, 10–14 ms).
  */
-function valuesOf(place: Place, escaped: string, country: string | null, folded: string): string {
+function valuesOf(
+  place: Place,
+  escaped: string,
+  country: string | null,
+  folded: string,
+  withoutPhoto = false,
+): string {
   const column = `v.${place.column}`;
   const matches = hoistedMatches(place, 'v', escaped);
+  const some = withoutPhoto ? 'v.approved > v.with_photo' : 'v.approved > 0';
   if (!country)
-    return `SELECT ${column}, v.country FROM ${place.table} v WHERE ${matches} AND v.approved > 0`;
+    return `SELECT ${column}, v.country FROM ${place.table} v WHERE ${matches} AND ${some}`;
   return `SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country FROM ${place.table} v
-        WHERE char_length(${folded}) <= 2 AND v.country = ${country} AND v.approved > 0 OFFSET 0) v
+        WHERE char_length(${folded}) <= 2 AND v.country = ${country} AND ${some} OFFSET 0) v
       WHERE ${matches}
     UNION ALL
-    SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country, v.approved FROM ${place.table} v
+    SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country, v.approved${withoutPhoto ? ', v.with_photo' : ''} FROM ${place.table} v
         WHERE char_length(${folded}) > 2 AND ${matches} OFFSET 0) v
-      WHERE v.country = ${country} AND v.approved > 0`;
+      WHERE v.country = ${country} AND ${some}`;
 }
 
 /**
@@ -1483,7 +1493,7 @@ export function placeCountAndPageQuery(
           ORDER BY w.created_at DESC, w.id DESC LIMIT ${wanted} OFFSET ${offsetParam})
          UNION ALL
          (SELECT m.id, m.created_at
-          FROM (${valuesOf(place, escaped, country, folded)}) v
+          FROM (${valuesOf(place, escaped, country, folded, search.hasPhoto === false)}) v
           CROSS JOIN LATERAL (SELECT l.id, l.created_at FROM libraries l ${ofValue.whereClause()}
             ORDER BY l.created_at DESC, l.id DESC LIMIT ${offsetParam}::int + ${wanted}) m
           WHERE NOT ${dense}
