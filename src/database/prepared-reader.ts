@@ -218,7 +218,11 @@ export class PreparedReader {
    * whose custom plans only cost planning). Unprepared reads go through TypeORM as usual.
    * Prepared reads parse `timestamptz` with parseTimestamptz (the same Dates as pg's parser, cheaper).
    */
-  async read<T>(text: string, params: unknown[], prepared: boolean | 'generic' = true): Promise<T[]> {
+  async read<T>(
+    text: string,
+    params: unknown[],
+    prepared: boolean | 'generic' = true,
+  ): Promise<T[]> {
     if (this.capture && this.capture.statements.length < this.capture.limit)
       this.capture.statements.push({
         text,
