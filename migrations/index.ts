@@ -27,6 +27,7 @@ import { LibrariesWithoutPhoto1767100000000 } from './1767100000000-libraries-wi
 import { SearchTokenBitmaps1767500000000 } from './1767500000000-search-token-bitmaps.js';
 import { LibraryPlacePairs1767700000000 } from './1767700000000-library-place-pairs.js';
 import { SearchShortGrams1767800000000 } from './1767800000000-search-short-grams.js';
+import { LibrariesWithoutPhotoByCountry1768002000000 } from './1768002000000-libraries-without-photo-by-country.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   SearchTokenBitmaps1767500000000,
   LibraryPlacePairs1767700000000,
   SearchShortGrams1767800000000,
+  LibrariesWithoutPhotoByCountry1768002000000,
 ];

@@ -27,6 +27,29 @@ interface QueryInternals {
   _result: { fields: pg.FieldDef[]; rows: unknown[] };
 }
 
+/** The parts of pg's Connection (internal, untyped) a generic PreparedRead writes to. */
+interface ConnectionInternals {
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+  parse(message: { text: string; name: string; types: number[] }): void;
+  bind(message: { statement: string; portal: string; values: unknown[] }): void;
+  execute(message: { portal: string; rows: number }): void;
+}
+
+/** pg's own Query methods a PreparedRead extends (internal, untyped). */
+const queryMethods = pg.Query.prototype as unknown as {
+  prepare(this: pg.Query, connection: ConnectionInternals): void;
+  handleCommandComplete(this: pg.Query, message: unknown, connection: unknown): void;
+};
+
+/**
+ * What a `generic` read sends before its statement, in the same round trip: PostgreSQL's plan_cache_mode for the
+ * rest of the implicit transaction, which ends at the read's Sync (so the next statement on the connection, prepared
+ * or not, plans as before, and so does this one if it fails). set_config, not SET LOCAL, which warns outside a
+ * transaction block.
+ */
+const GENERIC_PLAN_TEXT = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`;
+
 function sameFields(a: pg.FieldDef[], b: pg.FieldDef[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
@@ -70,18 +93,57 @@ function rowShape(fields: pg.FieldDef[]): RowShape {
  */
 export class PreparedRead extends pg.Query {
   private shape: RowShape | null = null;
+  /** Whether the answer of GENERIC_PLAN_TEXT (a row and its completion) is still to come. */
+  private settingPlan: boolean;
 
+  /**
+   * `genericPlan` (for a statement whose plan is the same whatever its values): the name GENERIC_PLAN_TEXT is
+   * prepared under on the connection; PostgreSQL then runs the statement on its generic plan from its first execution
+   * on a connection (plan_cache_mode = force_generic_plan for this statement only), instead of planning it with the
+   * values at each of its first five executions (custom plans: 1–5 ms each for a place list at 1M).
+   */
   constructor(
     name: string,
     text: string,
     values: unknown[],
     private readonly statement: StatementInfo,
     callback: (error: Error | undefined, result: { rows: unknown[] }) => void,
+    private readonly genericPlan: string | null = null,
   ) {
     super(text, values, callback);
     const self = this as unknown as QueryInternals;
     self.name = name;
     self.types = FAST_TIMESTAMP_TYPES;
+    this.settingPlan = genericPlan !== null;
+  }
+
+  /**
+   * pg's extended-protocol messages of the statement (parse once per connection, bind, describe, execute, sync),
+   * preceded for a generic read by GENERIC_PLAN_TEXT's bind and execute (parsed once per connection), all sent
+   * together.
+   */
+  prepare(connection: ConnectionInternals): void {
+    const name = this.genericPlan;
+    if (name !== null) {
+      if (
+        connection.parsedStatements[name] === undefined &&
+        connection.submittedNamedStatements[name] === undefined
+      ) {
+        connection.parse({ text: GENERIC_PLAN_TEXT, name, types: [] });
+        connection.submittedNamedStatements[name] = GENERIC_PLAN_TEXT;
+      }
+      connection.bind({ statement: name, portal: '', values: [] });
+      connection.execute({ portal: '', rows: 0 });
+    }
+    queryMethods.prepare.call(this, connection);
+  }
+
+  handleCommandComplete(message: unknown, connection: unknown): void {
+    if (this.settingPlan) {
+      this.settingPlan = false;
+      return;
+    }
+    queryMethods.handleCommandComplete.call(this, message, connection);
   }
 
   handleRowDescription(message: { fields: pg.FieldDef[] }): void {
@@ -96,7 +158,7 @@ export class PreparedRead extends pg.Query {
   handleDataRow(message: { fields: (string | null)[] }): void {
     const self = this as unknown as QueryInternals;
     const shape = this.shape;
-    if (self._canceledDueToError || !shape) return;
+    if (self._canceledDueToError || !shape || this.settingPlan) return;
     const values = message.fields;
     const row: Record<string, unknown> = { ...shape.empty };
     try {
@@ -156,12 +218,22 @@ export class PreparedReader {
   /**
    * Runs a read. A `prepared` statement is parsed once per pooled connection and then only executed, named after its
    * text (identical statements share a name). PostgreSQL plans it with the actual values for the first executions and
-   * keeps a generic plan only when that is estimated to cost no more. Unprepared reads go through TypeORM as usual.
+   * keeps a generic plan only when that is estimated to cost no more; a `generic` one runs on its generic plan from
+   * its first execution (PreparedRead: for statements written so that their plan does not depend on their values,
+   * whose custom plans only cost planning). Unprepared reads go through TypeORM as usual.
    * Prepared reads parse `timestamptz` with parseTimestamptz (the same Dates as pg's parser, cheaper).
    */
-  async read<T>(text: string, params: unknown[], prepared = true): Promise<T[]> {
+  async read<T>(
+    text: string,
+    params: unknown[],
+    prepared: boolean | 'generic' = true,
+  ): Promise<T[]> {
     if (this.capture && this.capture.statements.length < this.capture.limit)
-      this.capture.statements.push({ text, params: params.map(parameterText), prepared });
+      this.capture.statements.push({
+        text,
+        params: params.map(parameterText),
+        prepared: prepared !== false,
+      });
     if (!prepared) return this.dataSource.query<T[]>(text, params);
     const pool = (this.dataSource.driver as PostgresDriver).master as pg.Pool;
     const client = await pool.connect();
@@ -174,8 +246,13 @@ export class PreparedReader {
     try {
       const rows = await new Promise<T[]>((resolve, reject) => {
         client.query(
-          new PreparedRead(name, text, params, statement, (error, result) =>
-            error ? reject(error) : resolve(result.rows as T[]),
+          new PreparedRead(
+            name,
+            text,
+            params,
+            statement,
+            (error, result) => (error ? reject(error) : resolve(result.rows as T[])),
+            prepared === 'generic' ? `lib_${id}_generic` : null,
           ),
         );
       });

@@ -7,11 +7,11 @@ import { ListCache, type ListCacheStats } from './list-cache.js';
 import {
   byIdsQuery,
   circleGridCountAndPageQuery,
-  countAndPagePrepared,
   countAndPageQuery,
   countQuery,
   countsFromAggregate,
   isRanked,
+  listReadPlan,
   pageIdsQuery,
   pageQuery,
   textPageWindow,
@@ -53,19 +53,31 @@ export class ApprovedListRepository {
   /**
    * One page of the list and its total. A page past the end is the last page. The count and the requested page are
    * read by one statement unless the count comes from the memo; the page is read again when it was past the end.
+   * A circle's page read again asks for no more rows than its total leaves (a circle's total is counted for the
+   * request, never memoised): the nearest-first walk then stops at the circle's last library instead of reading the
+   * rest of the box around it (at 1M, the last page of a 25 km circle of 25 libraries near Brussels: 2,569 rows read
+   * and rejected, 20–50 ms).
    */
   page(
     search: LibrarySearch,
     userId: number | null,
     query: { page: number; page_size: number },
   ): Promise<Page<ListItemRow>> {
+    let circleTotal: number | null = null;
     return paginateTogether(
       query,
       async (limit, offset) => {
         const { total, rows } = await this.countAndFind(search, userId, limit, offset);
+        if (search.near?.radiusMeters !== undefined) circleTotal = total;
         return { total, items: rows };
       },
-      (limit, offset) => this.find(search, userId, limit, offset),
+      (limit, offset) =>
+        this.find(
+          search,
+          userId,
+          circleTotal === null ? limit : Math.min(limit, circleTotal - offset),
+          offset,
+        ),
     );
   }
 
@@ -108,14 +120,14 @@ export class ApprovedListRepository {
       let result = await this.reader.read<ListItemRow & { total: number | null }>(
         first.text,
         first.params,
-        countAndPagePrepared(search),
+        listReadPlan(search),
       );
       if (result[0].total === null) {
         // A circle with many libraries around it: counted from the map's grid, whose cells are computed only now,
         // with its page (the first statement read no row).
         const grid = circleGridCountAndPageQuery(search, userId, limit, offset);
         if (!grid) throw new Error('A circle count was left to the grid, which cannot serve it');
-        result = await this.reader.read(grid.text, grid.params, true);
+        result = await this.reader.read(grid.text, grid.params, 'generic');
       }
       // Every row keeps its `total`, which nothing reads: removing it with a rest spread (V8 copies each
       // 34-column row into a new object) cost about 25 µs per page of 20 rows.
@@ -166,7 +178,7 @@ export class ApprovedListRepository {
             await this.reader.read<{ id: number }>(
               statement.text,
               statement.params,
-              countAndPagePrepared(search),
+              listReadPlan(search),
             )
           ).map((row) => row.id),
         () => true,
@@ -174,7 +186,7 @@ export class ApprovedListRepository {
       return this.findByIds(window === null ? ids : ids.slice(offset, offset + limit), userId);
     }
     const { text, params } = pageQuery(search, userId, limit, offset);
-    return this.reader.read<ListItemRow>(text, params, countAndPagePrepared(search));
+    return this.reader.read<ListItemRow>(text, params, listReadPlan(search));
   }
 
   /**
@@ -185,7 +197,7 @@ export class ApprovedListRepository {
   private async findByIds(ids: number[], userId: number | null): Promise<ListItemRow[]> {
     if (!ids.length) return [];
     const { text, params } = byIdsQuery(ids, userId);
-    const rows = await this.reader.read<ListItemRow>(text, params, true);
+    const rows = await this.reader.read<ListItemRow>(text, params, 'generic');
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }

@@ -1,0 +1,114 @@
+/**
+ * `has_photo=false` lists read only libraries that can match (issue 22, brief 22e), with the answers of a plain
+ * reading:
+ *
+ * - with `country` and no place filter, the page walks libraries_approved_without_photo_country_created_idx
+ *   (migration 1768002000000), not the country's every library (at 1M, a fifth have no primary photo: five rows
+ *   fetched per match);
+ * - a place filter's page by value (the sparse plan) probes only the matching values with a library without a primary
+ *   photo (`approved > with_photo` in the place's counts), not every matching value.
+ */
+import request from 'supertest';
+import {
+  countAndPageQuery,
+  placeCountAndPageQuery,
+  placeFilter,
+  type LibrarySearch,
+} from '../../src/libraries/list-query.js';
+import { withClient } from '../support/database.js';
+import { useTestSuite } from '../support/suite.js';
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Actual Loops'?: number;
+  Plans?: PlanNode[];
+}
+
+const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+
+describe('lists without a photo', () => {
+  const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
+
+  beforeAll(async () => {
+    await withClient(db.url, async (client) => {
+      // 4,000 libraries in DE (odd) and FR (even), four in five with a photo; postal codes 700xx: 60 values (one
+      // country each), 3 of them (70003 and 70057 in DE, 70030 in FR) holding libraries without a photo.
+      await client.query(
+        `INSERT INTO libraries (slug, name, address, city, country, postal_code, location, status, photo_key,
+                                created_at)
+         SELECT 'nophoto-' || i, 'Shelf ' || i, 'Street 1', (ARRAY['Lille', 'Bonn'])[1 + i % 2],
+                (ARRAY['FR', 'DE'])[1 + i % 2],
+                CASE WHEN i <= 600 THEN (70000 + i % 60)::text ELSE '55555' END,
+                ST_SetSRID(ST_MakePoint(5 + i % 50 * 0.01, 48 + i / 50 * 0.01), 4326)::geography, 'approved',
+                CASE WHEN (i <= 600 AND i % 60 NOT IN (3, 30, 57)) OR (i > 600 AND i % 5 > 0)
+                     THEN 'photos/' || i || '.jpg' END,
+                timestamptz '2025-01-01' + i * interval '1 hour'
+         FROM generate_series(1, 4000) AS i`,
+      );
+      await client.query('VACUUM ANALYZE libraries');
+    });
+  });
+
+  async function explain(statement: { text: string; params: unknown[] }): Promise<PlanNode> {
+    return withClient(db.url, async (client) => {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      await client.query({ name: 'listed', text: statement.text, values: statement.params });
+      const values = statement.params.map((value) => `'${String(value).replace(/'/g, "''")}'`);
+      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE listed(${values.join(', ')})`,
+      );
+      return rows[0]['QUERY PLAN'][0].Plan;
+    });
+  }
+
+  /** The slugs of the approved libraries of `where`, newest first, as a plain reading gives them. */
+  async function plain(where: string, limit: number, offset: number): Promise<string[]> {
+    return withClient(db.url, async (client) => {
+      const { rows } = await client.query<{ slug: string }>(
+        `SELECT slug FROM libraries WHERE status = 'approved' AND photo_key IS NULL AND ${where}
+         ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+      );
+      return rows.map((row) => row.slug);
+    });
+  }
+
+  it('walks the country’s libraries without a photo', async () => {
+    const plan = await explain(countAndPageQuery({ country: 'DE', hasPhoto: false }, null, 20, 40));
+    expect(nodesOf(plan).map((node) => node['Index Name'])).toContain(
+      'libraries_approved_without_photo_country_created_idx',
+    );
+    for (const page of [1, 3, 9]) {
+      const res = await request(t.http)
+        .get(`/api/v1/libraries/?country=de&has_photo=false&page=${page}`)
+        .expect(200);
+      expect(res.body.items.map((item: { slug: string }) => item.slug)).toEqual(
+        await plain(`country = 'DE'`, 20, (page - 1) * 20),
+      );
+    }
+  });
+
+  it('probes only the matching values with a library without a photo', async () => {
+    for (const search of [
+      { postalCode: '700', hasPhoto: false },
+      { postalCode: '700', hasPhoto: false, country: 'FR' },
+    ] satisfies LibrarySearch[]) {
+      const statement = placeCountAndPageQuery(search, placeFilter(search)!, null, 20, 0, {
+        entries: 0,
+        upToTotal: false,
+      });
+      const probes = nodesOf(await explain(statement)).filter(
+        (node) => node['Index Name'] === 'libraries_approved_postal_code_created_idx',
+      );
+      // The values 70003, 70030, 70057 (in FR: 70030), not all 60 (in FR: 30).
+      expect(probes.map((node) => node['Actual Loops'])).toEqual([search.country ? 1 : 3]);
+    }
+    const res = await request(t.http)
+      .get('/api/v1/libraries/?postal_code=700&has_photo=false&page_size=50')
+      .expect(200);
+    expect(res.body.pagination.total).toBe(30);
+    expect(res.body.items.map((item: { slug: string }) => item.slug)).toEqual(
+      await plain(`postal_code LIKE '%700%'`, 50, 0),
+    );
+  });
+});
