@@ -14,6 +14,7 @@ import {
   substringCountAndPageQuery,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
+import { expectSearchPages, plainSearch, sqlOn } from '../support/search-reference.js';
 import { useTestSuite } from '../support/suite.js';
 
 interface PlanNode {
@@ -57,47 +58,18 @@ const GRAMMED = ['e am p', 'a b c', 'st.', '1 10', 'b_c', 'x y z', '5 5', 'c:\\t
 describe('search of three spaces or more, and without three letters or digits in a row', () => {
   const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });
   const list = (query: string) => request(t.http).get(`/api/v1/libraries/?${query}`);
-  const sql = (text: string, params: unknown[] = []) =>
-    withClient(db.url, async (client) => (await client.query(text, params)).rows);
-
-  /** The approved libraries whose folded text holds `text`: name matches first, then newest first. */
-  const expected = async (text: string) =>
-    (
-      await sql(
-        `SELECT l.slug FROM libraries l
-         WHERE l.status = 'approved' AND strpos(l.search_text, lower(bookcase_unaccent($1))) > 0
-         ORDER BY strpos(lower(bookcase_unaccent(l.name)), lower(bookcase_unaccent($1))) > 0 DESC,
-                  l.created_at DESC, l.id DESC`,
-        [text],
-      )
-    ).map((row: { slug: string }) => row.slug);
+  const sql = sqlOn(db);
 
   /** Pages 1, 2, one in the middle and the last, at each page size: total and slugs as plain SQL has them. */
   async function expectSearches(): Promise<void> {
     for (const text of [...TRIPLED, ...GRAMMED]) {
-      const want = await expected(text);
       // The count statement (what keys the count memo) too.
       const count = countQuery({ search: text });
-      expect([text, (await sql(count.text, count.params))[0].n]).toEqual([text, want.length]);
-      for (const size of [50, 3]) {
-        const last = Math.max(1, Math.ceil(want.length / size));
-        for (const page of new Set([1, 2, Math.ceil(last / 2), last])) {
-          const res = await list(
-            `search=${encodeURIComponent(text)}&page_size=${size}&page=${page}`,
-          );
-          const slugs = (res.body.items as { slug: string }[] | undefined)?.map(
-            (item) => item.slug,
-          );
-          expect([text, size, page, res.status, res.body.pagination?.total, slugs]).toEqual([
-            text,
-            size,
-            page,
-            200,
-            want.length,
-            want.slice((Math.min(page, last) - 1) * size, Math.min(page, last) * size),
-          ]);
-        }
-      }
+      expect([text, (await sql(count.text, count.params))[0].n]).toEqual([
+        text,
+        (await plainSearch(sql, text)).length,
+      ]);
+      await expectSearchPages(sql, list, [text], [50, 3]);
     }
   }
 
@@ -169,7 +141,7 @@ describe('search of three spaces or more, and without three letters or digits in
 
   it('answers the exact total and order of plain SQL after inserts, approvals, rejections, edits and deletions', async () => {
     // Some candidates are not matches (the phrase's windows apart in one text).
-    const apart = await expected('eins zwei drei vier');
+    const apart = await plainSearch(sql, 'eins zwei drei vier');
     const candidates = await sql(
       `SELECT count(*)::int AS n FROM libraries
        WHERE status = 'approved' AND search_text LIKE '%eins zwei drei%' AND search_text LIKE '%zwei drei vier%'`,
@@ -196,7 +168,7 @@ describe('search of three spaces or more, and without three letters or digits in
   it('gives the total and order of plain SQL on every page with candidates checked, and with the one scan', async () => {
     for (const ratios of [CHECK_ALL, CHECK_NONE]) {
       for (const text of [...TRIPLED, ...GRAMMED]) {
-        const want = await expected(text);
+        const want = await plainSearch(sql, text);
         const last = Math.max(1, Math.ceil(want.length / 3));
         for (const page of new Set([1, 2, Math.ceil(last / 2), last, last + 1])) {
           const statement = substringCountAndPageQuery(
@@ -227,7 +199,7 @@ describe('search of three spaces or more, and without three letters or digits in
     ];
     for (const ratios of ways) {
       for (const text of [...TRIPLED, ...GRAMMED]) {
-        const want = await expected(text);
+        const want = await plainSearch(sql, text);
         const last = Math.max(1, Math.ceil(want.length / 3));
         for (const page of new Set([1, 2, Math.ceil(last / 2), last, last + 1])) {
           const statement = substringCountAndPageQuery(

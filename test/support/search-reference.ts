@@ -36,17 +36,18 @@ export async function plainSearch(
 }
 
 /**
- * For each of `searches`, pages 1, 2, one in the middle and the last of `search=text` at each page size through
+ * For each of `searches`, pages 1, 2, one in the middle and the last of `search=text` at each of `sizes` through
  * `list` (GET /libraries/?query): total and slugs as plain SQL has them.
  */
 export async function expectSearchPages(
   sql: Sql,
   list: (query: string) => PromiseLike<Response>,
   searches: readonly string[],
+  sizes: readonly number[] = [50, 7, 2],
 ): Promise<void> {
   for (const text of searches) {
     const want = await plainSearch(sql, text);
-    for (const size of [50, 7, 2]) {
+    for (const size of sizes) {
       const last = Math.max(1, Math.ceil(want.length / size));
       for (const page of new Set([1, 2, Math.ceil(last / 2), last])) {
         const res = await list(`search=${encodeURIComponent(text)}&page_size=${size}&page=${page}`);
