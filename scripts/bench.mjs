@@ -871,10 +871,26 @@ const FLOOR_SAMPLES = 40;
 
 /** A captured statement with its parameters inlined as literals of unknown type (as pg sends them). */
 function inline(statement) {
-  return statement.text.replace(/\$(\d+)/g, (_match, n) => {
-    const value = statement.params[Number(n) - 1];
-    return value === null ? 'NULL' : `'${value.replace(/'/g, "''")}'`;
-  });
+  return pgbenchSafe(
+    statement.text.replace(/\$(\d+)/g, (_match, n) => {
+      const value = statement.params[Number(n) - 1];
+      return value === null ? 'NULL' : `'${value.replace(/'/g, "''")}'`;
+    }),
+  );
+}
+
+/**
+ * pgbench takes every `:name` of a script as a variable, even inside a string literal: in its extended and prepared
+ * modes it sends a parameter the server does not see (`'[[:alnum:]]'`, a search's window check: "bind message
+ * supplies 5 parameters, but prepared statement requires 0"). Such literals are written as escape strings with the
+ * colon as `\x3a`, the same constant for PostgreSQL.
+ */
+function pgbenchSafe(sql) {
+  return sql.replace(/(?<![A-Za-z0-9_&])'(?:[^']|'')*'/g, (literal) =>
+    /(?<!:):[A-Za-z_]/.test(literal)
+      ? `E${literal.replace(/\\/g, '\\\\').replace(/:/g, '\\x3a')}`
+      : literal,
+  );
 }
 
 /** The SQL of FLOOR_SAMPLES requests of a scenario as the server sent it (POST/GET /bench/capture), one array each. */
