@@ -7,16 +7,8 @@
 import request from 'supertest';
 import { bothPlacesCountAndPageQuery, type LibrarySearch } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
+import { nodesOf, type PlanNode } from '../support/plans.js';
 import { useTestSuite } from '../support/suite.js';
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Actual Loops'?: number;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
 
 describe('both places: which place finds the pairs', () => {
   const { db, t } = useTestSuite({ env: { RATE_LIMIT_ENABLED: 'false' } });

@@ -15,21 +15,10 @@ import {
   type LibrarySearch,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
+import { nodesOf, type PlanNode } from '../support/plans.js';
 import { useTestSuite } from '../support/suite.js';
 
 const ROWS = 6000;
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  'Actual Loops'?: number;
-  Plans?: PlanNode[];
-}
-
-function nodesOf(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
-}
 
 function relationsOf(plan: PlanNode): string[] {
   return nodesOf(plan).flatMap((node) => (node['Relation Name'] ? [node['Relation Name']] : []));

@@ -14,21 +14,9 @@ import {
   substringCountAndPageQuery,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
+import { nodesOf, type PlanNode } from '../support/plans.js';
 import { expectSearchPages, plainSearch, sqlOn } from '../support/search-reference.js';
 import { useTestSuite } from '../support/suite.js';
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  'Actual Loops'?: number;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [
-  node,
-  ...(node.Plans ?? []).flatMap((child) => nodesOf(child)),
-];
 
 const LONG = 'kobold'.repeat(20);
 /** Candidates checked one by one whatever their number; or never (the one scan of the libraries, as before). */

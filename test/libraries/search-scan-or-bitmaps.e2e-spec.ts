@@ -13,22 +13,9 @@ import {
   type SubstringRatios,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
+import { nodesOf, type PlanNode } from '../support/plans.js';
 import { plainSearch, sqlOn } from '../support/search-reference.js';
 import { useTestSuite } from '../support/suite.js';
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  'Relation Name'?: string;
-  'Subplan Name'?: string;
-  'Actual Loops'?: number;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [
-  node,
-  ...(node.Plans ?? []).flatMap((child) => nodesOf(child)),
-];
 
 /** Whether the CTE `name` (`CTE c`: the bitmaps' OR per chunk; `CTE m`: the one scan) was read. */
 const cteRan = (plan: PlanNode, name: string) => {
