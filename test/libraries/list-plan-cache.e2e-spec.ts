@@ -5,7 +5,6 @@
  * Each list below is prepared as the app prepares it, run with different pages and readers, and must have kept
  * the generic plan, with the rows a fresh unprepared run gives.
  */
-import type pg from 'pg';
 import {
   countAndPagePrepared,
   circleGridCountAndPageQuery,
@@ -15,6 +14,7 @@ import {
   type LibrarySearch,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
+import { expectPreparedAsFresh, genericPlans } from '../support/plans.js';
 import { insertSpreadLibraries } from '../support/libraries.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -100,29 +100,6 @@ describe('prepared list statements keep their generic plan', () => {
   const varied = (search: LibrarySearch, i: number): LibrarySearch =>
     search.country ? { ...search, country: COUNTRIES[i % COUNTRIES.length] } : search;
 
-  /**
-   * Runs `statement` prepared as `name` and unprepared on `client`: both must give the same rows (`label` says which
-   * run differed).
-   */
-  async function expectSameRows(
-    client: pg.Client,
-    name: string,
-    statement: { text: string; params: unknown[] },
-    label?: string,
-  ): Promise<void> {
-    const prepared = await client.query({ name, text: statement.text, values: statement.params });
-    const fresh = await client.query(statement.text, statement.params);
-    expect({ label, rows: prepared.rows }).toEqual({ label, rows: fresh.rows });
-  }
-
-  async function genericPlans(client: pg.Client, name: string): Promise<number> {
-    const { rows } = await client.query<{ generic_plans: string }>(
-      'SELECT generic_plans FROM pg_prepared_statements WHERE name = $1',
-      [name],
-    );
-    return Number(rows[0].generic_plans);
-  }
-
   it.each(LISTS)('%s: count and page', async (_name, search) => {
     expect(worthPreparing(search)).toBe(true);
     await withClient(db.url, async (client) => {
@@ -130,7 +107,11 @@ describe('prepared list statements keep their generic plan', () => {
         const offset = (i % 3) * 20;
         const userId = i % 2 ? null : 1 + i;
         const statement = countAndPageQuery(varied(search, i), userId, 20, offset);
-        await expectSameRows(client, `list_${userId === null ? 'anonymous' : 'reader'}`, statement);
+        await expectPreparedAsFresh(
+          client,
+          `list_${userId === null ? 'anonymous' : 'reader'}`,
+          statement,
+        );
       }
       expect(await genericPlans(client, 'list_anonymous')).toBeGreaterThan(0);
       expect(await genericPlans(client, 'list_reader')).toBeGreaterThan(0);
@@ -145,7 +126,12 @@ describe('prepared list statements keep their generic plan', () => {
         const listed = varied({ ...search, ...place }, i);
         expect(countAndPagePrepared(listed)).toBe(true);
         const statement = countAndPageQuery(listed, i % 2 ? null : 1 + i, 10, (i % 3) * 10);
-        await expectSameRows(client, `place_${i % 2 ? 'anonymous' : 'reader'}`, statement, text);
+        await expectPreparedAsFresh(
+          client,
+          `place_${i % 2 ? 'anonymous' : 'reader'}`,
+          statement,
+          text,
+        );
       }
       expect(await genericPlans(client, 'place_anonymous')).toBeGreaterThan(0);
       expect(await genericPlans(client, 'place_reader')).toBeGreaterThan(0);
@@ -161,7 +147,7 @@ describe('prepared list statements keep their generic plan', () => {
           ['circle', countAndPageQuery(search, null, 20, (i % 3) * 20)],
           ['grid', circleGridCountAndPageQuery(search, null, 20, (i % 3) * 20)!],
         ] as const)
-          await expectSameRows(client, name, statement);
+          await expectPreparedAsFresh(client, name, statement);
       }
       expect(await genericPlans(client, 'circle')).toBeGreaterThan(0);
       expect(await genericPlans(client, 'grid')).toBeGreaterThan(0);
@@ -173,7 +159,7 @@ describe('prepared list statements keep their generic plan', () => {
     async (_name, search) => {
       await withClient(db.url, async (client) => {
         for (let i = 0; i < EXECUTIONS; i += 1) {
-          await expectSameRows(
+          await expectPreparedAsFresh(
             client,
             'page',
             pageQuery(varied(search, i), null, 20, (i % 3) * 20),

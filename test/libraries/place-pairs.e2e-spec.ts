@@ -14,6 +14,7 @@ import {
   type LibrarySearch,
 } from '../../src/libraries/list-query.js';
 import { queryRows, withClient } from '../support/database.js';
+import { expectPreparedAsFresh, genericPlans } from '../support/plans.js';
 import {
   addCommunityPhotos,
   applyCountedWrites,
@@ -158,19 +159,9 @@ describe('place pairs', () => {
           const search: LibrarySearch = { ...base, city, postalCode };
           expect(countAndPagePrepared(search)).toBe(true);
           const statement = countAndPageQuery(search, null, 5, (i % 3) * 5);
-          const prepared = await client.query({
-            name,
-            text: statement.text,
-            values: statement.params,
-          });
-          const fresh = await client.query(statement.text, statement.params);
-          expect({ label, i, rows: prepared.rows }).toEqual({ label, i, rows: fresh.rows });
+          await expectPreparedAsFresh(client, name, statement, { label, i });
         }
-        const { rows } = await client.query<{ generic_plans: string }>(
-          'SELECT generic_plans FROM pg_prepared_statements WHERE name = $1',
-          [name],
-        );
-        expect({ label, generic: Number(rows[0].generic_plans) > 0 }).toEqual({
+        expect({ label, generic: (await genericPlans(client, name)) > 0 }).toEqual({
           label,
           generic: true,
         });

@@ -14,7 +14,7 @@ import {
   substringCountAndPageQuery,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
-import { nodesOf, type PlanNode } from '../support/plans.js';
+import { expectPreparedAsFresh, genericPlans, nodesOf, type PlanNode } from '../support/plans.js';
 import { expectSearchPages, plainSearch, sqlOn } from '../support/search-reference.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -153,29 +153,44 @@ describe('search of three spaces or more, and without three letters or digits in
     await expectSearches();
   }, 300_000);
 
+  /**
+   * For each text, its plain-SQL answer (slugs) and the pages of 3 to read: 1, 2, the middle, the last and the one past
+   * it.
+   */
+  async function forEachPage(
+    check: (text: string, want: unknown[], page: number) => Promise<void>,
+  ): Promise<void> {
+    for (const text of [...TRIPLED, ...GRAMMED]) {
+      const want = await plainSearch(sql, text);
+      const last = Math.max(1, Math.ceil(want.length / 3));
+      for (const page of new Set([1, 2, Math.ceil(last / 2), last, last + 1]))
+        await check(text, want, page);
+    }
+  }
+
   it('gives the total and order of plain SQL on every page with candidates checked, and with the one scan', async () => {
     for (const ratios of [CHECK_ALL, CHECK_NONE]) {
-      for (const text of [...TRIPLED, ...GRAMMED]) {
-        const want = await plainSearch(sql, text);
-        const last = Math.max(1, Math.ceil(want.length / 3));
-        for (const page of new Set([1, 2, Math.ceil(last / 2), last, last + 1])) {
-          const statement = substringCountAndPageQuery(
-            { search: text },
-            null,
-            3,
-            (page - 1) * 3,
-            ratios,
-          )!;
-          const rows = await sql(statement.text, statement.params);
-          const slugs = await sql(
-            'SELECT slug FROM libraries WHERE id = ANY($1::int[]) ORDER BY array_position($1::int[], id)',
-            [rows.flatMap((row) => row.id ?? [])],
-          );
-          expect([text, ratios.checked, page, rows[0].total, slugs.map((row) => row.slug)]).toEqual(
-            [text, ratios.checked, page, want.length, want.slice((page - 1) * 3, page * 3)],
-          );
-        }
-      }
+      await forEachPage(async (text, want, page) => {
+        const statement = substringCountAndPageQuery(
+          { search: text },
+          null,
+          3,
+          (page - 1) * 3,
+          ratios,
+        )!;
+        const rows = await sql(statement.text, statement.params);
+        const slugs = await sql(
+          'SELECT slug FROM libraries WHERE id = ANY($1::int[]) ORDER BY array_position($1::int[], id)',
+          [rows.flatMap((row) => row.id ?? [])],
+        );
+        expect([text, ratios.checked, page, rows[0].total, slugs.map((row) => row.slug)]).toEqual([
+          text,
+          ratios.checked,
+          page,
+          want.length,
+          want.slice((page - 1) * 3, page * 3),
+        ]);
+      });
     }
   });
 
@@ -186,28 +201,24 @@ describe('search of three spaces or more, and without three letters or digits in
       CHECK_NONE,
     ];
     for (const ratios of ways) {
-      for (const text of [...TRIPLED, ...GRAMMED]) {
-        const want = await plainSearch(sql, text);
-        const last = Math.max(1, Math.ceil(want.length / 3));
-        for (const page of new Set([1, 2, Math.ceil(last / 2), last, last + 1])) {
-          const statement = substringCountAndPageQuery(
-            { search: text },
-            null,
-            3,
-            (page - 1) * 3,
-            ratios,
-            false,
-          )!;
-          const rows = await sql(statement.text, statement.params);
-          const slugs = rows.map((row) => row.slug);
-          expect([text, ratios, page, slugs]).toEqual([
-            text,
-            ratios,
-            page,
-            want.slice((page - 1) * 3, page * 3),
-          ]);
-        }
-      }
+      await forEachPage(async (text, want, page) => {
+        const statement = substringCountAndPageQuery(
+          { search: text },
+          null,
+          3,
+          (page - 1) * 3,
+          ratios,
+          false,
+        )!;
+        const rows = await sql(statement.text, statement.params);
+        const slugs = rows.map((row) => row.slug);
+        expect([text, ratios, page, slugs]).toEqual([
+          text,
+          ratios,
+          page,
+          want.slice((page - 1) * 3, page * 3),
+        ]);
+      });
     }
   });
 
@@ -219,20 +230,10 @@ describe('search of three spaces or more, and without three letters or digits in
         const statement = countAndPageQuery({ search: text }, null, 3, (i % 3) * 3);
         // One name per table (one statement text each).
         const name = `checked_${GRAMMED.includes(text) ? 'grams' : 'triples'}`;
-        const prepared = await client.query({
-          name,
-          text: statement.text,
-          values: statement.params,
-        });
-        const fresh = await client.query(statement.text, statement.params);
-        expect({ i, rows: prepared.rows }).toEqual({ i, rows: fresh.rows });
+        await expectPreparedAsFresh(client, name, statement, i);
       }
       for (const name of ['checked_grams', 'checked_triples']) {
-        const { rows } = await client.query<{ generic_plans: string }>(
-          'SELECT generic_plans FROM pg_prepared_statements WHERE name = $1',
-          [name],
-        );
-        expect([name, Number(rows[0].generic_plans) > 0]).toEqual([name, true]);
+        expect([name, (await genericPlans(client, name)) > 0]).toEqual([name, true]);
       }
     });
   });

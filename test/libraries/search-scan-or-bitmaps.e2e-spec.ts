@@ -13,7 +13,7 @@ import {
   type SubstringRatios,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
-import { nodesOf, type PlanNode } from '../support/plans.js';
+import { expectPreparedAsFresh, genericPlans, nodesOf, type PlanNode } from '../support/plans.js';
 import { plainSearch, sqlOn } from '../support/search-reference.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -186,20 +186,10 @@ describe('search alone: a page of few matches from one scan, of many by parts', 
         expect(countAndPagePrepared(search)).toBe(true);
         const statement = countAndPageQuery(search, i % 2 ? null : 1 + i, 20, (i % 3) * 20);
         const name = `search_${i % 2 ? 'anonymous' : 'reader'}`;
-        const prepared = await client.query({
-          name,
-          text: statement.text,
-          values: statement.params,
-        });
-        const fresh = await client.query(statement.text, statement.params);
-        expect({ i, rows: prepared.rows }).toEqual({ i, rows: fresh.rows });
+        await expectPreparedAsFresh(client, name, statement, i);
       }
       for (const name of ['search_anonymous', 'search_reader']) {
-        const { rows } = await client.query<{ generic_plans: string }>(
-          'SELECT generic_plans FROM pg_prepared_statements WHERE name = $1',
-          [name],
-        );
-        expect([name, Number(rows[0].generic_plans) > 0]).toEqual([name, true]);
+        expect([name, (await genericPlans(client, name)) > 0]).toEqual([name, true]);
       }
     });
   });

@@ -24,6 +24,7 @@ import {
   type TextWalk,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
+import { genericPlans } from '../support/plans.js';
 import { useTestSuite } from '../support/suite.js';
 
 const EXECUTIONS = 12;
@@ -117,14 +118,6 @@ describe('prepared q statements keep their generic plan', () => {
       params,
     );
     return { total: rows.length, ids: rows.slice(offset, offset + limit).map((row) => row.id) };
-  }
-
-  async function genericPlans(client: pg.Client, name: string): Promise<number> {
-    const { rows } = await client.query<{ generic_plans: string }>(
-      'SELECT generic_plans FROM pg_prepared_statements WHERE name = $1',
-      [name],
-    );
-    return Number(rows[0].generic_plans);
   }
 
   const cases = LISTS.flatMap(([list, filters]) =>
