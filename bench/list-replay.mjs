@@ -30,6 +30,7 @@ import { performance } from 'node:perf_hooks';
 import { URLSearchParams } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { listParamGenerators } from './realistic-requests.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -90,7 +91,6 @@ function prng(seed) {
   };
 }
 const random = prng(Number(values.seed));
-const pick = (items) => items[Math.floor(random() * items.length)];
 
 const url = new URL(values.server);
 url.pathname = `/${values.database}`;
@@ -106,58 +106,8 @@ const fragments = (
   )
 ).rows.map((row) => row.fragment);
 
-// scripts/bench.mjs's realisticGenerators, with the seeded random numbers.
-function realisticPage() {
-  const r = random();
-  if (r < 0.7) return 1;
-  if (r < 0.9) return 2 + Math.floor(random() * 3);
-  return 5 + Math.floor(random() * 16);
-}
-const pageOf = () => {
-  const page = realisticPage();
-  return page === 1 && random() < 0.5 ? {} : { page };
-};
-const countries = [...new Set(SEED_CITIES.map((c) => c.country))];
-const lngs = SEED_CITIES.map((c) => c.lng);
-const lats = SEED_CITIES.map((c) => c.lat);
-const span = {
-  west: Math.min(...lngs) - 1,
-  east: Math.max(...lngs) + 1,
-  south: Math.min(...lats) - 1,
-  north: Math.max(...lats) + 1,
-};
-const generators = {
-  'list-filters': () => {
-    const city = pick(SEED_CITIES);
-    return {
-      country: ((r) => (r < 0.4 ? city.country : r < 0.5 ? pick(countries) : undefined))(random()),
-      has_photo: random() < 0.3 ? String(random() < 0.7) : undefined,
-      city: random() < 0.3 ? city.name.slice(0, 3 + Math.floor(random() * 5)) : undefined,
-      postal_code:
-        random() < 0.15 ? pick(fragments).slice(0, 2 + Math.floor(random() * 2)) : undefined,
-      page_size: random() < 0.7 ? undefined : pick(['10', '50']),
-      ...pageOf(),
-    };
-  },
-  'proximity-random': () => {
-    let lat;
-    let lng;
-    if (random() < 0.6) {
-      const city = pick(SEED_CITIES);
-      lat = city.lat + (random() - 0.5) * 0.9;
-      lng = city.lng + (random() - 0.5) * 1.4;
-    } else {
-      lat = span.south + random() * (span.north - span.south);
-      lng = span.west + random() * (span.east - span.west);
-    }
-    return {
-      lat: lat.toFixed(5),
-      lng: lng.toFixed(5),
-      radius_km: random() < 0.75 ? String(pick([1, 2, 5, 10, 25, 50])) : undefined,
-      ...pageOf(),
-    };
-  },
-};
+// What scripts/bench.mjs sends, drawn with the seeded random numbers.
+const generators = listParamGenerators(SEED_CITIES, fragments, random);
 const generate = generators[values.scenario];
 if (!generate) throw new Error(`--scenario: one of ${Object.keys(generators).join(', ')}`);
 

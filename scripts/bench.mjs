@@ -48,6 +48,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { listParamGenerators, pageOf } from '../bench/realistic-requests.mjs';
 import pg from 'pg';
 import sharp from 'sharp';
 import { machineCpu, processCpuMs, rssBytes, samplePostgresCpu } from '../bench/proc-cpu.mjs';
@@ -696,33 +697,13 @@ const SEARCH_SHORT = [
   'rue de la paix',
 ];
 
-/** Page numbers as people reach them: mostly the first, some the next few, rarely deep. */
-function realisticPage() {
-  const r = Math.random();
-  if (r < 0.7) return 1;
-  if (r < 0.9) return 2 + Math.floor(Math.random() * 3);
-  return 5 + Math.floor(Math.random() * 16);
-}
-
 function realisticGenerators(SEED_CITIES, fragments) {
-  const countries = [...new Set(SEED_CITIES.map((c) => c.country))];
-  const lngs = SEED_CITIES.map((c) => c.lng);
-  const lats = SEED_CITIES.map((c) => c.lat);
-  const span = {
-    west: Math.min(...lngs) - 1,
-    east: Math.max(...lngs) + 1,
-    south: Math.min(...lats) - 1,
-    north: Math.max(...lats) + 1,
-  };
   const query = (params) =>
     `${API}/libraries/?${Object.entries(params)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
       .join('&')}`;
-  const pageOf = () => {
-    const page = realisticPage();
-    return page === 1 && Math.random() < 0.5 ? {} : { page };
-  };
+  const lists = listParamGenerators(SEED_CITIES, fragments);
   return {
     'q-words': () => query({ q: pick(Q_WORDS), ...pageOf() }),
     // A seed postal code's first 4 digits in one request of six (what `search` replays), else a word of the list.
@@ -732,44 +713,9 @@ function realisticGenerators(SEED_CITIES, fragments) {
         ...pageOf(),
       }),
     'search-short': () => query({ search: pick(SEARCH_SHORT), ...pageOf() }),
-    // Each filter on or off independently, so all combinations occur; page sizes of the apps (10, 20, 50).
-    'list-filters': () => {
-      const city = pick(SEED_CITIES);
-      return query({
-        country: ((r) => (r < 0.4 ? city.country : r < 0.5 ? pick(countries) : undefined))(
-          Math.random(),
-        ),
-        has_photo: Math.random() < 0.3 ? String(Math.random() < 0.7) : undefined,
-        city:
-          Math.random() < 0.3 ? city.name.slice(0, 3 + Math.floor(Math.random() * 5)) : undefined,
-        postal_code:
-          Math.random() < 0.15
-            ? pick(fragments).slice(0, 2 + Math.floor(Math.random() * 2))
-            : undefined,
-        page_size: Math.random() < 0.7 ? undefined : pick(['10', '50']),
-        ...pageOf(),
-      });
-    },
-    // 60 % within ~50 km of a seed city (dense, suburbs, countryside), 40 % anywhere in the seed's span (mostly
-    // empty areas); radius from 1 to 50 km or none (nearest first over everything).
-    'proximity-random': () => {
-      let lat;
-      let lng;
-      if (Math.random() < 0.6) {
-        const city = pick(SEED_CITIES);
-        lat = city.lat + (Math.random() - 0.5) * 0.9;
-        lng = city.lng + (Math.random() - 0.5) * 1.4;
-      } else {
-        lat = span.south + Math.random() * (span.north - span.south);
-        lng = span.west + Math.random() * (span.east - span.west);
-      }
-      return query({
-        lat: lat.toFixed(5),
-        lng: lng.toFixed(5),
-        radius_km: Math.random() < 0.75 ? String(pick([1, 2, 5, 10, 25, 50])) : undefined,
-        ...pageOf(),
-      });
-    },
+    // bench/realistic-requests.mjs (shared with bench/list-replay.mjs).
+    'list-filters': () => query(lists['list-filters']()),
+    'proximity-random': () => query(lists['proximity-random']()),
   };
 }
 
