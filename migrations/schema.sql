@@ -2303,6 +2303,12 @@ CREATE INDEX libraries_approved_city_created_idx ON public.libraries USING btree
 CREATE INDEX libraries_approved_country_created_idx ON public.libraries USING btree (country, created_at DESC, id DESC) WHERE ((status)::text = 'approved'::text);
 
 --
+-- Name: libraries_approved_country_created_places_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_country_created_places_idx ON public.libraries USING btree (country, created_at DESC, id DESC) INCLUDE (city, postal_code) WHERE ((status)::text = 'approved'::text);
+
+--
 -- Name: libraries_approved_created_places_idx; Type: INDEX; Schema: public; Owner: -
 --
 

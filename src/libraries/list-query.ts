@@ -1666,6 +1666,30 @@ function placeCount(
  */
 export const PLACE_WALK_ENTRIES = 5000;
 
+/** Approved libraries in all, the list's size (library_country_counts). */
+const APPROVED_ALL = '(SELECT sum(approved) FROM library_country_counts)';
+
+/**
+ * The approved libraries newest first with their places, as a page of a place filter walks them (`w`), in `country`
+ * if not null. The LIMIT of no effect is an InitPlan, whose value the planner cannot know: it then plans for the first
+ * tenth of the rows, a walk of libraries_approved_created_places_idx in order, not a parallel read of a place's whole
+ * index and a sort (which it preferred under has_photo: `city=London&has_photo=true` 0.9–1.6 s). With `country` the
+ * walk reads that country's libraries alone, index-only (libraries_approved_country_created_places_idx, migration
+ * 1768100000000); it walked every library and dropped the other countries' (WALK FIGURES).
+ */
+function walkedPlaces(country: string | null, places: string): string {
+  return `(SELECT l.id, l.created_at, l.country, ${places} FROM libraries l
+      WHERE l.status = 'approved'${country ? ` AND l.country = ${country}` : ''} ORDER BY l.created_at DESC, l.id DESC
+      LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
+}
+
+/** How many entries walkedPlaces walks in all: the approved libraries of `country`, or of every country. */
+function walkedApproved(country: string | null): string {
+  return country
+    ? `coalesce((SELECT k.approved FROM library_country_counts k WHERE k.country = ${country}), 0)`
+    : APPROVED_ALL;
+}
+
 /**
  * The count and one page of a place filter (placeFilter) in one statement, like countAndPageQuery. The count comes
  * from the aggregates (placeCount); the page, newest first, by one of two plans chosen by PostgreSQL at run time
@@ -1697,17 +1721,11 @@ export function placeCountAndPageQuery(
   // and country indexes and sorted them (`city=Oslo&country=NO`, 11,180 matches: 350–880 ms cold).
   const walking = new Sql(sql.params);
   walking.and(hoistedMatches(place, 'w', value(likeEscape(filter.text), 'text')));
-  if (search.country) walking.and(`w.country = ${value(search.country.toUpperCase(), 'char(2)')}`);
   // has_photo from probes (placePhoto) per entry that passed the place, never from the row.
   if (search.hasPhoto !== undefined) walking.and(placePhoto('w.id', search.hasPhoto));
-  // The LIMIT of no effect is an InitPlan, whose value the planner cannot know: it then plans for the first tenth of
-  // the rows, a walk of libraries_approved_created_places_idx in order, not a parallel read of a place's whole index
-  // and a sort (which it preferred under has_photo: `city=London&has_photo=true` 0.9–1.6 s).
-  const walked = `(SELECT l.id, l.created_at, l.country, l.${place.column} FROM libraries l
-      WHERE l.status = 'approved' ORDER BY l.created_at DESC, l.id DESC
-      LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
   const escaped = value(likeEscape(filter.text), 'text');
   const country = search.country ? value(search.country.toUpperCase(), 'char(2)') : null;
+  const walked = walkedPlaces(country, `l.${place.column}`);
   // The text's length chooses how valuesOf reads a country's values (a parameter only then: PostgreSQL refuses one it
   // never sees).
   const raw = country ? value(filter.text, 'text') : '';
@@ -1721,7 +1739,7 @@ export function placeCountAndPageQuery(
   const limitParam = value(limit, 'int');
   const offsetParam = value(offset, 'int');
   const wanted = `least(${limitParam}::int, greatest(t.total - ${offsetParam}::int, 0))`;
-  const approved = '(SELECT sum(approved) FROM library_country_counts)';
+  const approved = APPROVED_ALL;
   // What reading the newest of each value costs, about: each value gives up to `offset + limit` rows, so the total
   // when values are small (postal codes: ~4 libraries each at 1M), less when they are large (the seed's cities); the
   // mean size of a value from the planner's row count of the place's table (a choice of plan, never of rows). With
@@ -1735,7 +1753,7 @@ export function placeCountAndPageQuery(
   const budget = walk.upToTotal
     ? `greatest(${walk.entries}, t.total * least(1, ${reach} * ${values}::float8 / ${approved}) * ${perRow})`
     : `${walk.entries}`;
-  const dense = `${reach}::float8 * ${approved} <= t.total::float8 * ${budget}`;
+  const dense = `${reach}::float8 * ${walkedApproved(country)} <= t.total::float8 * ${budget}`;
   return {
     text: `SELECT t.total, p.* FROM (SELECT ${total} AS total OFFSET 0) t
        LEFT JOIN LATERAL (SELECT ${columns} FROM (
@@ -2050,19 +2068,15 @@ export function bothPlacesCountAndPageQuery(
   const offsetParam = placeValue(sql, offset, 'int', true);
   const wanted = `least(${limitParam}::int, greatest(t.total - ${offsetParam}::int, 0))`;
   const reach = `(${offsetParam}::int + ${limitParam}::int)`;
-  const approved = '(SELECT sum(approved) FROM library_country_counts)';
-  // The walk reads about reach × approved ÷ total entries; the pairs one probe each and up to `reach` libraries.
+  // The walk reads about reach × approved (of the country, with one) ÷ total entries; the pairs one probe each and
+  // up to `reach` libraries.
   const byPairs = `least(t.total::float8, t.pairs::float8 * ${reach}) + t.pairs`;
-  const dense = `${reach}::float8 * ${approved} <= t.total::float8 * greatest(${way.walkEntries}, ${byPairs})`;
+  const dense = `${reach}::float8 * ${walkedApproved(v.country)} <= t.total::float8 * greatest(${way.walkEntries}, ${byPairs})`;
   const walking = new Sql(sql.params);
   walking.and(hoistedMatches(PLACES.city, 'w', v.city.escaped));
   walking.and(hoistedMatches(PLACES.postalCode, 'w', v.postalCode.escaped));
-  if (v.country) walking.and(`w.country = ${v.country}`);
   if (search.hasPhoto !== undefined) walking.and(placePhoto('w.id', search.hasPhoto));
-  // As placeCountAndPageQuery's walk: the LIMIT of no effect keeps the filters above the index's order.
-  const walked = `(SELECT l.id, l.created_at, l.country, l.city, l.postal_code FROM libraries l
-      WHERE l.status = 'approved' ORDER BY l.created_at DESC, l.id DESC
-      LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
+  const walked = walkedPlaces(v.country, 'l.city, l.postal_code');
   const ofPair = new Sql(sql.params);
   ofPair.and(`l.status = 'approved'`);
   ofPair.and('l.postal_code = p.postal_code');
