@@ -29,6 +29,7 @@ import { LibraryPlacePairs1767700000000 } from './1767700000000-library-place-pa
 import { SearchShortGrams1767800000000 } from './1767800000000-search-short-grams.js';
 import { LibrariesWithoutPhotoByCountry1768002000000 } from './1768002000000-libraries-without-photo-by-country.js';
 import { LibrariesCountryPlaces1768100000000 } from './1768100000000-libraries-country-places.js';
+import { PlaceCountsShortGrams1768100000001 } from './1768100000001-place-counts-short-grams.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   SearchShortGrams1767800000000,
   LibrariesWithoutPhotoByCountry1768002000000,
   LibrariesCountryPlaces1768100000000,
+  PlaceCountsShortGrams1768100000001,
 ];

@@ -1598,9 +1598,10 @@ function matching(
 /**
  * The matching values (and countries) of a place filter's page by value (placeCountAndPageQuery, prepared: the text
  * is hidden from the plan). With `country` the text's length chooses at run time (one-time filters): one or two
- * characters, which no trigram narrows, read the country's values (library_*_counts_country_idx, migration
- * 1766100000001), a longer text the trigram index; each scan behind OFFSET 0 so the other condition cannot draw it
- * to the other index. `withoutPhoto` (has_photo=false) keeps only the values with an approved library without a
+ * characters, which no trigram narrows, read the country's values that contain them from their short grams' index
+ * (library_*_counts_grams_idx, migration 1768100000001; they read every value of the country, at 1M
+ * `country=GB&postal_code=10` all 68,976 GB postal codes for 113 libraries: 17–22 → 1.3–1.6 ms of backend CPU), a longer text the trigram
+ * index; each scan behind OFFSET 0 so the other conditions cannot draw it to another index. `withoutPhoto` (has_photo=false) keeps only the values with an approved library without a
  * primary photo (`approved > with_photo`, from the same index entries): every library of the others has one, so none
  * matches, and each value cost a probe of the place's index (at 1M `country=NL&has_photo=false&postal_code=100`:
  * 1,955 values, 10–14 ms).
@@ -1617,9 +1618,10 @@ function valuesOf(
   const some = withoutPhoto ? 'v.approved > v.with_photo' : 'v.approved > 0';
   if (!country)
     return `SELECT ${column}, v.country FROM ${place.table} v WHERE ${matches} AND ${some}`;
-  return `SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country FROM ${place.table} v
-        WHERE char_length(${folded}) <= 2 AND v.country = ${country} AND ${some} OFFSET 0) v
-      WHERE ${matches}
+  return `SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country, v.approved${withoutPhoto ? ', v.with_photo' : ''} FROM ${place.table} v
+        WHERE char_length(${folded}) <= 2
+          AND bookcase_short_grams(v.country, ${place.matched('v')}) @> ARRAY[${country} || ${folded}] OFFSET 0) v
+      WHERE ${matches} AND v.country = ${country} AND ${some}
     UNION ALL
     SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country, v.approved${withoutPhoto ? ', v.with_photo' : ''} FROM ${place.table} v
         WHERE char_length(${folded}) > 2 AND ${matches} OFFSET 0) v
@@ -1675,7 +1677,9 @@ const APPROVED_ALL = '(SELECT sum(approved) FROM library_country_counts)';
  * tenth of the rows, a walk of libraries_approved_created_places_idx in order, not a parallel read of a place's whole
  * index and a sort (which it preferred under has_photo: `city=London&has_photo=true` 0.9–1.6 s). With `country` the
  * walk reads that country's libraries alone, index-only (libraries_approved_country_created_places_idx, migration
- * 1768100000000); it walked every library and dropped the other countries' (WALK FIGURES).
+ * 1768100000000); it walked every library and dropped the other countries', so few walks were cheap enough (at 1M
+ * `country=NL&has_photo=true&postal_code=55&page_size=50`, 1,087 of NL's 33,693: ~1,550 entries against ~46,000, so
+ * it read NL's values instead; 15–22 → 2.0 ms).
  */
 function walkedPlaces(country: string | null, places: string): string {
   return `(SELECT l.id, l.created_at, l.country, ${places} FROM libraries l
@@ -1963,10 +1967,12 @@ function bothPlacesValues(sql: Sql, search: LibrarySearch) {
 /**
  * Whether the postal code's matching values find the pairs of a list of both places, as SQL true or false: when its
  * libraries are fewer than a twentieth of the city's (placeCount) and its values can be narrowed by the trigram index
- * (three characters or more). Otherwise the cities do: a city's pairs are one range of library_place_pairs' primary
- * key (at 1M 100 to 1,000 postal codes per city, 27,000 for London), read in order, where each matching postal code
- * is a probe (about four libraries each); one or two characters of a postal code read all 206,797 values, or all of
- * the country's (GB: 68,976). Over the 89 both-places requests of 2,000 `list-filters` at 1M (backend CPU, session
+ * (three characters or more, or with a country: the short grams' index, migration 1768100000001). Otherwise the
+ * cities do: a city's pairs are one range of library_place_pairs' primary key (at 1M 100 to 1,000 postal codes per
+ * city, 27,000 for London), read in order, where each matching postal code is a probe (about four libraries each);
+ * one or two characters of a postal code without a country read all 206,797 values. With the country's grams,
+ * `country=GB&city=London&postal_code=10` probes GB's 112 postal codes containing `10` instead of London's 27,000
+ * pairs (5–9 → 1.4–1.7 ms). Over the 89 both-places requests of 2,000 `list-filters` at 1M (backend CPU, session
  * 10): the postal code drove whenever its libraries were fewer (117 ms in all; `has_photo=true&city=Köln&
  * postal_code=109`: 2,405 probes, 7.8 ms, 0.5 by the city), the city always 77 ms, the postal code always 1.4 s.
  */
@@ -1979,8 +1985,12 @@ function postalCodeDrives(
   if (driver !== 'auto') return driver === 'postal_code' ? 'true' : 'false';
   const total = (place: Place, text: string) =>
     placeCount(sql, { country: search.country }, { place, text }, true);
-  return `(char_length(${v.postalCode.raw}) > 2
-      AND 20 * ${total(PLACES.postalCode, search.postalCode ?? '')} < ${total(PLACES.city, search.city ?? '')})`;
+  // With a country, one or two characters are narrowed too (valuesOf: the short grams' index).
+  const narrowed = v.country
+    ? ''
+    : `char_length(${v.postalCode.raw}) > 2
+      AND `;
+  return `(${narrowed}20 * ${total(PLACES.postalCode, search.postalCode ?? '')} < ${total(PLACES.city, search.city ?? '')})`;
 }
 
 /**
