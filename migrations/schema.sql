@@ -970,6 +970,17 @@ CREATE FUNCTION public.bookcase_search_walk(lexemes text[], in_country character
       $$;
 
 --
+-- Name: bookcase_short_grams(character, text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.bookcase_short_grams(country character, value text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+        SELECT coalesce(array_agg(DISTINCT country || substr(value, i, n)), '{}')
+        FROM generate_series(1, 2) AS n, generate_series(1, char_length(value) - n + 1) AS i
+      $$;
+
+--
 -- Name: bookcase_unaccent(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -2303,6 +2314,12 @@ CREATE INDEX libraries_approved_city_created_idx ON public.libraries USING btree
 CREATE INDEX libraries_approved_country_created_idx ON public.libraries USING btree (country, created_at DESC, id DESC) WHERE ((status)::text = 'approved'::text);
 
 --
+-- Name: libraries_approved_country_created_places_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_country_created_places_idx ON public.libraries USING btree (country, created_at DESC, id DESC) INCLUDE (city, postal_code) WHERE ((status)::text = 'approved'::text);
+
+--
 -- Name: libraries_approved_created_places_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2459,6 +2476,12 @@ CREATE INDEX libraries_thumbnail_key_idx ON public.libraries USING btree (thumbn
 CREATE INDEX library_city_counts_country_idx ON public.library_city_counts USING btree (country, city) INCLUDE (approved, with_photo);
 
 --
+-- Name: library_city_counts_grams_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_city_counts_grams_idx ON public.library_city_counts USING gin (public.bookcase_short_grams(country, lower((city)::text)));
+
+--
 -- Name: library_city_counts_trgm_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2517,6 +2540,12 @@ CREATE INDEX library_place_pairs_postal_code_idx ON public.library_place_pairs U
 --
 
 CREATE INDEX library_postal_code_counts_country_idx ON public.library_postal_code_counts USING btree (country, postal_code) INCLUDE (approved, with_photo);
+
+--
+-- Name: library_postal_code_counts_grams_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX library_postal_code_counts_grams_idx ON public.library_postal_code_counts USING gin (public.bookcase_short_grams(country, (postal_code)::text));
 
 --
 -- Name: library_postal_code_counts_trgm_idx; Type: INDEX; Schema: public; Owner: -

@@ -1598,9 +1598,10 @@ function matching(
 /**
  * The matching values (and countries) of a place filter's page by value (placeCountAndPageQuery, prepared: the text
  * is hidden from the plan). With `country` the text's length chooses at run time (one-time filters): one or two
- * characters, which no trigram narrows, read the country's values (library_*_counts_country_idx, migration
- * 1766100000001), a longer text the trigram index; each scan behind OFFSET 0 so the other condition cannot draw it
- * to the other index. `withoutPhoto` (has_photo=false) keeps only the values with an approved library without a
+ * characters, which no trigram narrows, read the country's values that contain them from their short grams' index
+ * (library_*_counts_grams_idx, migration 1768100000001; they read every value of the country, at 1M
+ * `country=GB&postal_code=10` all 68,976 GB postal codes for 113 libraries: 17–22 → 1.3–1.6 ms of backend CPU), a longer text the trigram
+ * index; each scan behind OFFSET 0 so the other conditions cannot draw it to another index. `withoutPhoto` (has_photo=false) keeps only the values with an approved library without a
  * primary photo (`approved > with_photo`, from the same index entries): every library of the others has one, so none
  * matches, and each value cost a probe of the place's index (at 1M `country=NL&has_photo=false&postal_code=100`:
  * 1,955 values, 10–14 ms).
@@ -1617,9 +1618,10 @@ function valuesOf(
   const some = withoutPhoto ? 'v.approved > v.with_photo' : 'v.approved > 0';
   if (!country)
     return `SELECT ${column}, v.country FROM ${place.table} v WHERE ${matches} AND ${some}`;
-  return `SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country FROM ${place.table} v
-        WHERE char_length(${folded}) <= 2 AND v.country = ${country} AND ${some} OFFSET 0) v
-      WHERE ${matches}
+  return `SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country, v.approved${withoutPhoto ? ', v.with_photo' : ''} FROM ${place.table} v
+        WHERE char_length(${folded}) <= 2
+          AND bookcase_short_grams(v.country, ${place.matched('v')}) @> ARRAY[${country} || ${folded}] OFFSET 0) v
+      WHERE ${matches} AND v.country = ${country} AND ${some}
     UNION ALL
     SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country, v.approved${withoutPhoto ? ', v.with_photo' : ''} FROM ${place.table} v
         WHERE char_length(${folded}) > 2 AND ${matches} OFFSET 0) v
@@ -1666,6 +1668,35 @@ function placeCount(
  */
 export const PLACE_WALK_ENTRIES = 5000;
 
+/** PLACE_WALK_ENTRIES of a place filter with `country` (placeCountAndPageQuery). */
+export const PLACE_WALK_ENTRIES_IN_COUNTRY = 1500;
+
+/** Approved libraries in all, the list's size (library_country_counts). */
+const APPROVED_ALL = '(SELECT sum(approved) FROM library_country_counts)';
+
+/**
+ * The approved libraries newest first with their places, as a page of a place filter walks them (`w`), in `country`
+ * if not null. The LIMIT of no effect is an InitPlan, whose value the planner cannot know: it then plans for the first
+ * tenth of the rows, a walk of libraries_approved_created_places_idx in order, not a parallel read of a place's whole
+ * index and a sort (which it preferred under has_photo: `city=London&has_photo=true` 0.9–1.6 s). With `country` the
+ * walk reads that country's libraries alone, index-only (libraries_approved_country_created_places_idx, migration
+ * 1768100000000); it walked every library and dropped the other countries', so few walks were cheap enough (at 1M
+ * `country=NL&has_photo=true&postal_code=55&page_size=50`, 1,087 of NL's 33,693: ~1,550 entries against ~46,000, so
+ * it read NL's values instead; 15–22 → 2.0 ms).
+ */
+function walkedPlaces(country: string | null, places: string): string {
+  return `(SELECT l.id, l.created_at, l.country, ${places} FROM libraries l
+      WHERE l.status = 'approved'${country ? ` AND l.country = ${country}` : ''} ORDER BY l.created_at DESC, l.id DESC
+      LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
+}
+
+/** How many entries walkedPlaces walks in all: the approved libraries of `country`, or of every country. */
+function walkedApproved(country: string | null): string {
+  return country
+    ? `coalesce((SELECT k.approved FROM library_country_counts k WHERE k.country = ${country}), 0)`
+    : APPROVED_ALL;
+}
+
 /**
  * The count and one page of a place filter (placeFilter) in one statement, like countAndPageQuery. The count comes
  * from the aggregates (placeCount); the page, newest first, by one of two plans chosen by PostgreSQL at run time
@@ -1697,17 +1728,11 @@ export function placeCountAndPageQuery(
   // and country indexes and sorted them (`city=Oslo&country=NO`, 11,180 matches: 350–880 ms cold).
   const walking = new Sql(sql.params);
   walking.and(hoistedMatches(place, 'w', value(likeEscape(filter.text), 'text')));
-  if (search.country) walking.and(`w.country = ${value(search.country.toUpperCase(), 'char(2)')}`);
   // has_photo from probes (placePhoto) per entry that passed the place, never from the row.
   if (search.hasPhoto !== undefined) walking.and(placePhoto('w.id', search.hasPhoto));
-  // The LIMIT of no effect is an InitPlan, whose value the planner cannot know: it then plans for the first tenth of
-  // the rows, a walk of libraries_approved_created_places_idx in order, not a parallel read of a place's whole index
-  // and a sort (which it preferred under has_photo: `city=London&has_photo=true` 0.9–1.6 s).
-  const walked = `(SELECT l.id, l.created_at, l.country, l.${place.column} FROM libraries l
-      WHERE l.status = 'approved' ORDER BY l.created_at DESC, l.id DESC
-      LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
   const escaped = value(likeEscape(filter.text), 'text');
   const country = search.country ? value(search.country.toUpperCase(), 'char(2)') : null;
+  const walked = walkedPlaces(country, `l.${place.column}`);
   // The text's length chooses how valuesOf reads a country's values (a parameter only then: PostgreSQL refuses one it
   // never sees).
   const raw = country ? value(filter.text, 'text') : '';
@@ -1721,7 +1746,7 @@ export function placeCountAndPageQuery(
   const limitParam = value(limit, 'int');
   const offsetParam = value(offset, 'int');
   const wanted = `least(${limitParam}::int, greatest(t.total - ${offsetParam}::int, 0))`;
-  const approved = '(SELECT sum(approved) FROM library_country_counts)';
+  const approved = APPROVED_ALL;
   // What reading the newest of each value costs, about: each value gives up to `offset + limit` rows, so the total
   // when values are small (postal codes: ~4 libraries each at 1M), less when they are large (the seed's cities); the
   // mean size of a value from the planner's row count of the place's table (a choice of plan, never of rows). With
@@ -1732,10 +1757,14 @@ export function placeCountAndPageQuery(
   const reach = `(${offsetParam}::int + ${limitParam}::int)`;
   const values = `greatest((SELECT c.reltuples FROM pg_class c WHERE c.oid = '${place.table}'::regclass), 1)`;
   const perRow = search.hasPhoto === undefined ? 1 : 4;
+  // With a country the values are read from indexes that narrow them to the matching ones (valuesOf), at about a
+  // tenth of a millisecond per value: a walk of more than PLACE_WALK_ENTRIES_IN_COUNTRY entries (~0.7 µs each) cost
+  // more (at 1M `country=AU&postal_code=79&page_size=50`: 4,740 entries walked, 3.1–3.8 ms; by value 1.0–1.8).
+  const floor = country ? Math.min(walk.entries, PLACE_WALK_ENTRIES_IN_COUNTRY) : walk.entries;
   const budget = walk.upToTotal
-    ? `greatest(${walk.entries}, t.total * least(1, ${reach} * ${values}::float8 / ${approved}) * ${perRow})`
+    ? `greatest(${floor}, t.total * least(1, ${reach} * ${values}::float8 / ${approved}) * ${perRow})`
     : `${walk.entries}`;
-  const dense = `${reach}::float8 * ${approved} <= t.total::float8 * ${budget}`;
+  const dense = `${reach}::float8 * ${walkedApproved(country)} <= t.total::float8 * ${budget}`;
   return {
     text: `SELECT t.total, p.* FROM (SELECT ${total} AS total OFFSET 0) t
        LEFT JOIN LATERAL (SELECT ${columns} FROM (
@@ -1945,10 +1974,12 @@ function bothPlacesValues(sql: Sql, search: LibrarySearch) {
 /**
  * Whether the postal code's matching values find the pairs of a list of both places, as SQL true or false: when its
  * libraries are fewer than a twentieth of the city's (placeCount) and its values can be narrowed by the trigram index
- * (three characters or more). Otherwise the cities do: a city's pairs are one range of library_place_pairs' primary
- * key (at 1M 100 to 1,000 postal codes per city, 27,000 for London), read in order, where each matching postal code
- * is a probe (about four libraries each); one or two characters of a postal code read all 206,797 values, or all of
- * the country's (GB: 68,976). Over the 89 both-places requests of 2,000 `list-filters` at 1M (backend CPU, session
+ * (three characters or more, or with a country: the short grams' index, migration 1768100000001). Otherwise the
+ * cities do: a city's pairs are one range of library_place_pairs' primary key (at 1M 100 to 1,000 postal codes per
+ * city, 27,000 for London), read in order, where each matching postal code is a probe (about four libraries each);
+ * one or two characters of a postal code without a country read all 206,797 values. With the country's grams,
+ * `country=GB&city=London&postal_code=10` probes GB's 112 postal codes containing `10` instead of London's 27,000
+ * pairs (5–9 → 1.4–1.7 ms). Over the 89 both-places requests of 2,000 `list-filters` at 1M (backend CPU, session
  * 10): the postal code drove whenever its libraries were fewer (117 ms in all; `has_photo=true&city=Köln&
  * postal_code=109`: 2,405 probes, 7.8 ms, 0.5 by the city), the city always 77 ms, the postal code always 1.4 s.
  */
@@ -1961,8 +1992,12 @@ function postalCodeDrives(
   if (driver !== 'auto') return driver === 'postal_code' ? 'true' : 'false';
   const total = (place: Place, text: string) =>
     placeCount(sql, { country: search.country }, { place, text }, true);
-  return `(char_length(${v.postalCode.raw}) > 2
-      AND 20 * ${total(PLACES.postalCode, search.postalCode ?? '')} < ${total(PLACES.city, search.city ?? '')})`;
+  // With a country, one or two characters are narrowed too (valuesOf: the short grams' index).
+  const narrowed = v.country
+    ? ''
+    : `char_length(${v.postalCode.raw}) > 2
+      AND `;
+  return `(${narrowed}20 * ${total(PLACES.postalCode, search.postalCode ?? '')} < ${total(PLACES.city, search.city ?? '')})`;
 }
 
 /**
@@ -2050,19 +2085,15 @@ export function bothPlacesCountAndPageQuery(
   const offsetParam = placeValue(sql, offset, 'int', true);
   const wanted = `least(${limitParam}::int, greatest(t.total - ${offsetParam}::int, 0))`;
   const reach = `(${offsetParam}::int + ${limitParam}::int)`;
-  const approved = '(SELECT sum(approved) FROM library_country_counts)';
-  // The walk reads about reach × approved ÷ total entries; the pairs one probe each and up to `reach` libraries.
+  // The walk reads about reach × approved (of the country, with one) ÷ total entries; the pairs one probe each and
+  // up to `reach` libraries.
   const byPairs = `least(t.total::float8, t.pairs::float8 * ${reach}) + t.pairs`;
-  const dense = `${reach}::float8 * ${approved} <= t.total::float8 * greatest(${way.walkEntries}, ${byPairs})`;
+  const dense = `${reach}::float8 * ${walkedApproved(v.country)} <= t.total::float8 * greatest(${way.walkEntries}, ${byPairs})`;
   const walking = new Sql(sql.params);
   walking.and(hoistedMatches(PLACES.city, 'w', v.city.escaped));
   walking.and(hoistedMatches(PLACES.postalCode, 'w', v.postalCode.escaped));
-  if (v.country) walking.and(`w.country = ${v.country}`);
   if (search.hasPhoto !== undefined) walking.and(placePhoto('w.id', search.hasPhoto));
-  // As placeCountAndPageQuery's walk: the LIMIT of no effect keeps the filters above the index's order.
-  const walked = `(SELECT l.id, l.created_at, l.country, l.city, l.postal_code FROM libraries l
-      WHERE l.status = 'approved' ORDER BY l.created_at DESC, l.id DESC
-      LIMIT (SELECT ${Number.MAX_SAFE_INTEGER}::bigint)) w`;
+  const walked = walkedPlaces(v.country, 'l.city, l.postal_code');
   const ofPair = new Sql(sql.params);
   ofPair.and(`l.status = 'approved'`);
   ofPair.and('l.postal_code = p.postal_code');

@@ -69,4 +69,43 @@ describe('both places: which place finds the pairs', () => {
       plain.rows.map((row) => row.slug),
     );
   });
+
+  it('with a country, reads the pairs of a two-character postal code of few libraries from its values', async () => {
+    // `38`: 14 of Kölnburg's postal codes (50038, 50138, …, 50380–50389) and 3 others, under 100 libraries, fewer than
+    // a twentieth of the city's 2,000. Without a country two characters read every postal code, so the city drives;
+    // with one they are the country's values that contain them (library_postal_code_counts_grams_idx).
+    const search: LibrarySearch = { city: 'köln', postalCode: '38', country: 'de' };
+    const plan = await withClient(db.url, async (client) => {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      const statement = bothPlacesCountAndPageQuery(search, null, 20, 0);
+      await client.query({ name: 'pairs_grams', text: statement.text, values: statement.params });
+      const values = statement.params.map((value) => `'${String(value).replace(/'/g, "''")}'`);
+      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE pairs_grams(${values.join(', ')})`,
+      );
+      return rows[0]['QUERY PLAN'][0].Plan;
+    });
+    const loops = (index: string) =>
+      nodesOf(plan)
+        .filter((node) => node['Index Name'] === index)
+        .reduce((sum, node) => sum + (node['Actual Loops'] ?? 0), 0);
+    expect(loops('library_place_pairs_pkey')).toBe(0);
+    expect(loops('library_place_pairs_postal_code_idx')).toBeGreaterThan(0);
+
+    const res = await request(t.http)
+      .get('/api/v1/libraries/?city=köln&postal_code=38&country=de&page_size=10&page=2')
+      .expect(200);
+    const plain = await withClient(db.url, (client) =>
+      client.query<{ slug: string }>(
+        `SELECT slug FROM libraries WHERE status = 'approved' AND lower(city) LIKE '%köln%'
+           AND postal_code LIKE '%38%' AND country = 'DE' ORDER BY created_at DESC, id DESC`,
+      ),
+    );
+    expect(plain.rows.length).toBeGreaterThan(20);
+    expect(plain.rows.length).toBeLessThan(100);
+    expect(res.body.pagination.total).toBe(plain.rows.length);
+    expect(res.body.items.map((item: { slug: string }) => item.slug)).toEqual(
+      plain.rows.slice(10, 20).map((row) => row.slug),
+    );
+  });
 });

@@ -6,6 +6,7 @@
  */
 import request from 'supertest';
 import {
+  bothPlacesCountAndPageQuery,
   circleGridCountAndPageQuery,
   countAndPageQuery,
   countQuery,
@@ -152,13 +153,12 @@ describe('query plans of the library list', () => {
     await withClient(db.url, (client) =>
       client.query('ANALYZE library_postal_code_counts, library_city_counts'),
     );
+    // One or two characters: the country's values that contain them, from their short grams' index (it read every
+    // value of the country from library_postal_code_counts_country_idx).
     for (const [search, index] of [
-      [{ postalCode: '12', country: 'at' }, 'library_postal_code_counts_country_idx'],
-      [
-        { postalCode: '1', country: 'at', hasPhoto: true },
-        'library_postal_code_counts_country_idx',
-      ],
-      [{ city: 'wi', postalCode: '12', country: 'at' }, 'library_postal_code_counts_country_idx'],
+      [{ postalCode: '12', country: 'at' }, 'library_postal_code_counts_grams_idx'],
+      [{ postalCode: '1', country: 'at', hasPhoto: true }, 'library_postal_code_counts_grams_idx'],
+      [{ city: 'wi', postalCode: '12', country: 'at' }, 'library_postal_code_counts_grams_idx'],
     ] as const) {
       const plan = await explain(countAndPageQuery(search, null, 20, 0));
       expect({ search, indexes: indexesOf(plan) }).toEqual({
@@ -194,6 +194,39 @@ describe('query plans of the library list', () => {
     );
     expect(await ran({ city: 'ber' })).toContain('libraries_approved_city_created_idx');
     expect(await ran({ city: 'ber' })).not.toContain('libraries_approved_created_places_idx');
+  });
+
+  it('a place filter with country walks that country’s libraries alone, index-only (one place or both)', async () => {
+    const [{ n: austrian }] = await withClient(
+      db.url,
+      async (client) =>
+        (
+          await client.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM libraries WHERE status = 'approved' AND country = 'AT'`,
+          )
+        ).rows,
+    );
+    for (const search of [
+      { postalCode: '1', country: 'at' },
+      { city: 'wi', postalCode: '1', country: 'at', hasPhoto: false },
+    ] as LibrarySearch[]) {
+      const filter = placeFilter(search);
+      // The walk forced (a budget no page exceeds).
+      const statement = filter
+        ? placeCountAndPageQuery(search, filter, null, 20, 0, { entries: 1e9, upToTotal: false })
+        : bothPlacesCountAndPageQuery(search, null, 20, 0, { driver: 'auto', walkEntries: 1e9 });
+      const walks = executed(await analyze(statement)).filter((node) =>
+        /^libraries_approved_(country_)?created_places_idx$/.test(node['Index Name'] ?? ''),
+      );
+      expect({
+        search,
+        walks: walks.map((node) => [node['Index Name'], node['Node Type']]),
+      }).toEqual({
+        search,
+        walks: [['libraries_approved_country_created_places_idx', 'Index Only Scan']],
+      });
+      expect(walks[0]['Actual Rows'] ?? 0).toBeLessThanOrEqual(austrian);
+    }
   });
 
   it('a place filter with has_photo reads no library row for the photo: libraries_approved_without_photo_idx tells it', async () => {

@@ -7,6 +7,7 @@ export interface PlanNode {
   'Relation Name'?: string;
   'Subplan Name'?: string;
   'Actual Loops'?: number;
+  'Actual Rows'?: number;
   Plans?: PlanNode[];
 }
 
