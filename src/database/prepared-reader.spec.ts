@@ -127,3 +127,42 @@ describe('PreparedRead', () => {
     expect(answer.rows).toBeUndefined();
   });
 });
+
+describe('PreparedReader statement names', () => {
+  /** A pool of one fake connection that answers every read with no rows and records its statement's name. */
+  const readerWithNames = () => {
+    const names: string[] = [];
+    const client = {
+      query: (query: { name: string; callback: (e: unknown, r: { rows: unknown[] }) => void }) => {
+        names.push(query.name);
+        query.callback(undefined, { rows: [] });
+      },
+      release: () => undefined,
+    };
+    const dataSource = {
+      driver: { master: { connect: () => Promise.resolve(client) } },
+    } as unknown as DataSource;
+    return { reader: new PreparedReader(dataSource), names };
+  };
+  const built = (parts: string[]) => parts.join('');
+
+  it('names a text by its content: equal texts share a name, texts of one length do not', async () => {
+    const { reader, names } = readerWithNames();
+    await reader.read(built(['SELECT ', '$1::int']), [1]);
+    await reader.read(built(['SELECT ', '$1::txt']), ['a']);
+    await reader.read(built(['SELECT $1', '::int']), [2]);
+    await reader.read(built(['SELECT $1::in', 't2']), [3]);
+    expect(names[0]).toBe(names[2]);
+    expect(new Set(names).size).toBe(3);
+    expect(names[0]).toMatch(/^lib_[0-9a-f]{12}_[\w-]{27}$/);
+  });
+
+  it('still names every text by its content after forgetting them (bounded at 1,000 texts)', async () => {
+    const { reader, names } = readerWithNames();
+    const text = (i: number) => `SELECT ${String(i).padStart(5, '0')}`;
+    for (let i = 0; i < 2500; i += 1) await reader.read(text(i), []);
+    for (let i = 0; i < 2500; i += 1) await reader.read(text(i), []);
+    expect(new Set(names.slice(0, 2500)).size).toBe(2500);
+    expect(names.slice(2500)).toEqual(names.slice(0, 2500));
+  });
+});
