@@ -2,6 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import {
+  numberArrayText,
   parameterText,
   PreparedRead,
   PreparedReader,
@@ -19,6 +20,21 @@ describe('parameterText', () => {
     expect(parameterText([3, 1, 2])).toBe('{"3","1","2"}');
     expect(parameterText(['a"b', 'c\\d', null])).toBe('{"a\\"b","c\\\\d",NULL}');
     expect(parameterText({ a: 1 })).toBe('{"a":1}');
+  });
+});
+
+describe('numberArrayText', () => {
+  it('gives arrays of numbers as array literals of bare numbers, anything else as it is', () => {
+    expect(numberArrayText([3, -1, 0])).toBe('{3,-1,0}');
+    expect(numberArrayText([])).toBe('{}');
+    expect(numberArrayText([0.1, -2.5e-9, 1e21, -0, NaN])).toBe('{0.1,-2.5e-9,1e+21,0,NaN}');
+    const mixed = [1, null];
+    expect(numberArrayText(mixed)).toBe(mixed);
+    const texts = ['1', '2'];
+    expect(numberArrayText(texts)).toBe(texts);
+    expect(numberArrayText(5)).toBe(5);
+    expect(numberArrayText('{1}')).toBe('{1}');
+    expect(numberArrayText(null)).toBeNull();
   });
 });
 

@@ -199,6 +199,19 @@ export function parameterText(value: unknown): string | null {
 }
 
 /**
+ * A parameter in a form pg sends as it is: an array of numbers as an array literal of bare numbers (`{1,-2.5}`),
+ * which PostgreSQL reads exactly as pg's own form (`{"1","-2.5"}`: each element quoted and escaped, two regular
+ * expressions per element), with the same digits (Number#toString both ways). A circle's grid statement sends about
+ * 1,100 numbers in 11 arrays: 250–450 µs of Node per statement in pg's form, 90–140 in this one (issue 22). Any
+ * other value is left to pg.
+ */
+export function numberArrayText(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  for (const item of value) if (typeof item !== 'number') return value;
+  return `{${value.join(',')}}`;
+}
+
+/**
  * Reads with named prepared statements on the app's pool. TypeORM's `query` never prepares, and for statements that
  * are costly to plan and run in a few shapes (proximity lists, the map's cells and tiles) PostgreSQL's planning was a
  * third of the work. `pg` prepares a statement per connection when it has a `name`, so this is the one place that
@@ -255,7 +268,7 @@ export class PreparedReader {
           new PreparedRead(
             name,
             text,
-            params,
+            params.map(numberArrayText),
             statement,
             (error, result) => (error ? reject(error) : resolve(result.rows as T[])),
             prepared === 'generic' ? `lib_${id}_generic` : null,
