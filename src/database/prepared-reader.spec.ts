@@ -2,6 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import {
+  numberArrayText,
   parameterText,
   PreparedRead,
   PreparedReader,
@@ -19,6 +20,21 @@ describe('parameterText', () => {
     expect(parameterText([3, 1, 2])).toBe('{"3","1","2"}');
     expect(parameterText(['a"b', 'c\\d', null])).toBe('{"a\\"b","c\\\\d",NULL}');
     expect(parameterText({ a: 1 })).toBe('{"a":1}');
+  });
+});
+
+describe('numberArrayText', () => {
+  it('gives arrays of numbers as array literals of bare numbers, anything else as it is', () => {
+    expect(numberArrayText([3, -1, 0])).toBe('{3,-1,0}');
+    expect(numberArrayText([])).toBe('{}');
+    expect(numberArrayText([0.1, -2.5e-9, 1e21, -0, NaN])).toBe('{0.1,-2.5e-9,1e+21,0,NaN}');
+    const mixed = [1, null];
+    expect(numberArrayText(mixed)).toBe(mixed);
+    const texts = ['1', '2'];
+    expect(numberArrayText(texts)).toBe(texts);
+    expect(numberArrayText(5)).toBe(5);
+    expect(numberArrayText('{1}')).toBe('{1}');
+    expect(numberArrayText(null)).toBeNull();
   });
 });
 
@@ -125,5 +141,44 @@ describe('PreparedRead', () => {
     const answer = run(statement, [field('a', 1007)], [['{1,2']]);
     expect(answer.error).toBeInstanceOf(Error);
     expect(answer.rows).toBeUndefined();
+  });
+});
+
+describe('PreparedReader statement names', () => {
+  /** A pool of one fake connection that answers every read with no rows and records its statement's name. */
+  const readerWithNames = () => {
+    const names: string[] = [];
+    const client = {
+      query: (query: { name: string; callback: (e: unknown, r: { rows: unknown[] }) => void }) => {
+        names.push(query.name);
+        query.callback(undefined, { rows: [] });
+      },
+      release: () => undefined,
+    };
+    const dataSource = {
+      driver: { master: { connect: () => Promise.resolve(client) } },
+    } as unknown as DataSource;
+    return { reader: new PreparedReader(dataSource), names };
+  };
+  const built = (parts: string[]) => parts.join('');
+
+  it('names a text by its content: equal texts share a name, texts of one length do not', async () => {
+    const { reader, names } = readerWithNames();
+    await reader.read(built(['SELECT ', '$1::int']), [1]);
+    await reader.read(built(['SELECT ', '$1::txt']), ['a']);
+    await reader.read(built(['SELECT $1', '::int']), [2]);
+    await reader.read(built(['SELECT $1::in', 't2']), [3]);
+    expect(names[0]).toBe(names[2]);
+    expect(new Set(names).size).toBe(3);
+    expect(names[0]).toMatch(/^lib_[0-9a-f]{12}_[\w-]{27}$/);
+  });
+
+  it('still names every text by its content after forgetting them (bounded at 1,000 texts)', async () => {
+    const { reader, names } = readerWithNames();
+    const text = (i: number) => `SELECT ${String(i).padStart(5, '0')}`;
+    for (let i = 0; i < 2500; i += 1) await reader.read(text(i), []);
+    for (let i = 0; i < 2500; i += 1) await reader.read(text(i), []);
+    expect(new Set(names.slice(0, 2500)).size).toBe(2500);
+    expect(names.slice(2500)).toEqual(names.slice(0, 2500));
   });
 });

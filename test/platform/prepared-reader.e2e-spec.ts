@@ -53,6 +53,19 @@ describeWithDatabaseServer('PreparedReader on PostgreSQL', () => {
     expect(await reader.read(text, [99])).toEqual([]);
   });
 
+  it("sends arrays of numbers (a circle's grid runs, ids) as pg would, to the same values", async () => {
+    const arrays = `SELECT $1::int[] AS ints, $2::float8[] AS floats, $3::int[] AS empty,
+        (SELECT sum(x) FROM unnest($2::float8[]) x) AS total, $2::float8[]::text AS floats_text`;
+    const params = [
+      [3, -1, 0, 2147483647, -2147483648],
+      [0.1, -2.5e-9, 1e21, 123456789.123456, -0, 5e-324, 1.7976931348623157e308, -13.404954],
+      [],
+    ];
+    const expected = await dataSource.query<unknown[]>(arrays, params);
+    expect(await reader.read(arrays, params)).toEqual(expected);
+    expect(await reader.read(arrays, params, 'generic')).toEqual(expected);
+  });
+
   it('follows a statement whose columns changed (a new connection describes other columns)', async () => {
     const star = 'SELECT * FROM reader_shape WHERE id = $1';
     await dataSource.query('CREATE TABLE reader_shape (id int, a text)');

@@ -46,6 +46,21 @@ describe('badEncodedComponent', () => {
   });
 });
 
+describe('badEncodedComponent, plain ASCII', () => {
+  it('answers as decoding does for every character below 0x100, alone and in text', () => {
+    for (let code = 0; code < 0x100; code += 1) {
+      const char = String.fromCharCode(code);
+      for (const component of [char, `a${char}b`, `%41${char}`]) {
+        const bytes = Buffer.from(component.replace(/%41/g, 'A'), 'latin1');
+        expect([component, badEncodedComponent(component)]).toEqual([
+          component,
+          bytes.includes(0) || !Buffer.from(bytes).equals(Buffer.from(bytes.toString('utf8'))),
+        ]);
+      }
+    }
+  });
+});
+
 describe('badEncodedPairs', () => {
   it('names each bad field once, under its location', () => {
     expect(badEncodedPairs('q=ok&city=%ff&x%00y=1&n=a+b', 'query')).toEqual([

@@ -40,8 +40,15 @@ function unescapeBytes(component: string): Buffer {
   return bytes.subarray(0, length);
 }
 
+/**
+ * Printable ASCII without `%`: clean UTF-8 without NUL whatever it is, with nothing to decode (most paths and
+ * queries). Tested first: decoding byte by byte cost 5–10 µs per list query of five parameters (issue 22).
+ */
+const PLAIN_COMPONENT = /^[\x20-\x24\x26-\x7e]*$/;
+
 /** A percent-encoded component (path segment, query or form name/value) whose bytes are not clean UTF-8 text. */
 export function badEncodedComponent(component: string): boolean {
+  if (PLAIN_COMPONENT.test(component)) return false;
   const bytes = unescapeBytes(component);
   return bytes.includes(0) || !isUtf8(bytes);
 }
@@ -52,6 +59,7 @@ export function badEncodedComponent(component: string): boolean {
  */
 export function badEncodedPairs(raw: string, location: string): ValidationErrorItem[] {
   const items: ValidationErrorItem[] = [];
+  if (PLAIN_COMPONENT.test(raw)) return items;
   for (const pair of raw.split('&')) {
     if (!pair) continue;
     const equals = pair.indexOf('=');

@@ -2,6 +2,7 @@ import { Injectable, ValidationPipe, type ArgumentMetadata, type Type } from '@n
 import { plainToInstance } from 'class-transformer';
 import type { ValidationError } from 'class-validator';
 import { RequestValidationError, type ValidationErrorItem } from '../errors/api-error.js';
+import { plainQueryReader } from './plain-query.js';
 
 /** Marker the `@FormBody()` decorator passes so multipart fields are reported under `form`. */
 export const FORM_BODY = 'form';
@@ -85,9 +86,21 @@ export class ApiValidationPipe extends ValidationPipe {
    */
   private readonly validEmptyQueries = new WeakSet<Type>();
 
+  /**
+   * A query of a DTO class with its own reader of plainly valid queries (plain-query.ts), as that reader gives it;
+   * null for any other query, which the whole stack validates (and only it reports errors).
+   */
+  protected plainQuery(value: unknown, metadata: ArgumentMetadata): object | null {
+    if (typeof value !== 'object' || value === null) return null;
+    const read = plainQueryReader(metadata.metatype);
+    return read ? read(value as Record<string, unknown>) : null;
+  }
+
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const location = locationOf(metadata, value);
     if (!location) return value;
+    const plain = location === 'query' ? this.plainQuery(value, metadata) : null;
+    if (plain) return plain;
     const emptyQuery = location === 'query' && isEmptyObject(value) ? metadata.metatype : undefined;
     if (emptyQuery && this.validEmptyQueries.has(emptyQuery))
       return plainToInstance(emptyQuery, {}, this.transformOptions);
