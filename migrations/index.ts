@@ -28,6 +28,7 @@ import { SearchTokenBitmaps1767500000000 } from './1767500000000-search-token-bi
 import { LibraryPlacePairs1767700000000 } from './1767700000000-library-place-pairs.js';
 import { SearchShortGrams1767800000000 } from './1767800000000-search-short-grams.js';
 import { LibrariesWithoutPhotoByCountry1768002000000 } from './1768002000000-libraries-without-photo-by-country.js';
+import { LibrariesWithoutPhotoNewest1768110000000 } from './1768110000000-libraries-without-photo-newest.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   LibraryPlacePairs1767700000000,
   SearchShortGrams1767800000000,
   LibrariesWithoutPhotoByCountry1768002000000,
+  LibrariesWithoutPhotoNewest1768110000000,
 ];
