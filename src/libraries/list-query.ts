@@ -465,13 +465,14 @@ export function countAndPageQuery(
 /**
  * The count and one page of a newestWalk list, like countAndPageQuery: the count from library_country_counts, the page
  * from index entries alone, then the page's own rows in full (a primary-key probe each; OFFSET 0 keeps it a probe).
- * The walk reads ids and dates only (an index-only walk of the newest approved libraries, or of the country's):
- * `has_photo=true` is a probe of libraries_approved_without_photo_idx and of library_photos per entry (placePhoto),
+ * The walk reads ids and dates (an index-only walk of the newest approved libraries, or of the country's), and
+ * for `has_photo=true` the heap row of each entry (its `photo_key`; a probe of libraries_approved_without_photo_idx
+ * per entry instead, as placePhoto does, cost more warm: 0.49 against 0.40 CPU-ms over the replay's 268 such lists);
  * `has_photo=false` walks the partial indexes of libraries without a primary photo (`photo_key IS NULL` implies their
  * predicate; migrations 1768002000000 and 1768110000000) with a probe of library_photos. Read with the columns, a
  * deep page fetched the heap row of every entry it skipped or rejected, and computed the columns of each one skipped.
- * At 1M (2,000 list-filters requests, seed 7, warm, load 12): the 127 such pages from page 5 on 1.48 → 0.73 backend
- * CPU-ms on average, the dearest 8.1 → 3.3 (`country=AT&page_size=50&page=17`: 10.6 → under 3.5).
+ * At 1M (2,000 list-filters requests, seed 7, warm, load 6): the 127 such pages from page 5 on 0.96 → 0.61 backend
+ * CPU-ms on average, p99 3.8 → 2.3 (at load 12: 1.48 → 0.73, `country=AT&page_size=50&page=17` 10.6 → under 3.5).
  * The walk is a LATERAL subquery of the count's row (its LIMIT reads `t.total`): as a plain subquery beside the
  * probes, PostgreSQL, which cannot know the LIMIT, costed a parallel read of every entry and a sort below the walk
  * (the default list page 2 at 1M: 700 ms).
@@ -515,7 +516,7 @@ function newestWalk(search: LibrarySearch, offset: number): boolean {
 function newestWalkConditions(sql: Sql, search: LibrarySearch): string {
   const where = [`l.status = 'approved'`];
   if (search.country) where.push(`l.country = ${circleCountry(sql, search.country)}`);
-  if (search.hasPhoto === true) where.push(placePhoto('l.id', true));
+  if (search.hasPhoto === true) where.push(HAS_PHOTO);
   if (search.hasPhoto === false)
     where.push(`l.photo_key IS NULL AND NOT EXISTS (SELECT 1 FROM library_photos p
         WHERE p.library_id = l.id AND p.status = 'approved')`);
