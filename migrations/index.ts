@@ -30,6 +30,7 @@ import { SearchShortGrams1767800000000 } from './1767800000000-search-short-gram
 import { LibrariesWithoutPhotoByCountry1768002000000 } from './1768002000000-libraries-without-photo-by-country.js';
 import { LibrariesCountryPlaces1768100000000 } from './1768100000000-libraries-country-places.js';
 import { PlaceCountsShortGrams1768100000001 } from './1768100000001-place-counts-short-grams.js';
+import { LibrariesWithoutPhotoNewest1768110000000 } from './1768110000000-libraries-without-photo-newest.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   LibrariesWithoutPhotoByCountry1768002000000,
   LibrariesCountryPlaces1768100000000,
   PlaceCountsShortGrams1768100000001,
+  LibrariesWithoutPhotoNewest1768110000000,
 ];

@@ -2374,6 +2374,12 @@ CREATE INDEX libraries_approved_unit_vector_idx ON public.libraries USING gist (
 CREATE INDEX libraries_approved_without_photo_country_created_idx ON public.libraries USING btree (country, created_at DESC, id DESC) WHERE (((status)::text = 'approved'::text) AND (photo_key IS NULL));
 
 --
+-- Name: libraries_approved_without_photo_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_without_photo_created_idx ON public.libraries USING btree (created_at DESC, id DESC) WHERE (((status)::text = 'approved'::text) AND (photo_key IS NULL));
+
+--
 -- Name: libraries_approved_without_photo_idx; Type: INDEX; Schema: public; Owner: -
 --
 
