@@ -7,7 +7,7 @@
 import request from 'supertest';
 import { bothPlacesCountAndPageQuery, type LibrarySearch } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
-import { nodesOf, type PlanNode } from '../support/plans.js';
+import { explainGeneric, indexLoops } from '../support/plans.js';
 import { useTestSuite } from '../support/suite.js';
 
 describe('both places: which place finds the pairs', () => {
@@ -38,20 +38,12 @@ describe('both places: which place finds the pairs', () => {
 
   it('reads the city’s pairs when the postal code’s libraries are not far fewer', async () => {
     const search: LibrarySearch = { city: 'köln', postalCode: '109' };
-    const plan = await withClient(db.url, async (client) => {
-      await client.query('SET plan_cache_mode = force_generic_plan');
-      const statement = bothPlacesCountAndPageQuery(search, null, 20, 0);
-      await client.query({ name: 'pairs_read', text: statement.text, values: statement.params });
-      const values = statement.params.map((value) => `'${String(value).replace(/'/g, "''")}'`);
-      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE pairs_read(${values.join(', ')})`,
-      );
-      return rows[0]['QUERY PLAN'][0].Plan;
-    });
-    const loops = (index: string) =>
-      nodesOf(plan)
-        .filter((node) => node['Index Name'] === index)
-        .reduce((sum, node) => sum + (node['Actual Loops'] ?? 0), 0);
+    const plan = await explainGeneric(
+      db.url,
+      bothPlacesCountAndPageQuery(search, null, 20, 0),
+      'pairs_read',
+    );
+    const loops = (index: string) => indexLoops(plan, index);
     expect(loops('library_place_pairs_postal_code_idx')).toBe(0);
     expect(loops('library_place_pairs_pkey')).toBeGreaterThan(0);
 
@@ -75,20 +67,12 @@ describe('both places: which place finds the pairs', () => {
     // a twentieth of the city's 2,000. Without a country two characters read every postal code, so the city drives;
     // with one they are the country's values that contain them (library_postal_code_counts_grams_idx).
     const search: LibrarySearch = { city: 'köln', postalCode: '38', country: 'de' };
-    const plan = await withClient(db.url, async (client) => {
-      await client.query('SET plan_cache_mode = force_generic_plan');
-      const statement = bothPlacesCountAndPageQuery(search, null, 20, 0);
-      await client.query({ name: 'pairs_grams', text: statement.text, values: statement.params });
-      const values = statement.params.map((value) => `'${String(value).replace(/'/g, "''")}'`);
-      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE pairs_grams(${values.join(', ')})`,
-      );
-      return rows[0]['QUERY PLAN'][0].Plan;
-    });
-    const loops = (index: string) =>
-      nodesOf(plan)
-        .filter((node) => node['Index Name'] === index)
-        .reduce((sum, node) => sum + (node['Actual Loops'] ?? 0), 0);
+    const plan = await explainGeneric(
+      db.url,
+      bothPlacesCountAndPageQuery(search, null, 20, 0),
+      'pairs_grams',
+    );
+    const loops = (index: string) => indexLoops(plan, index);
     expect(loops('library_place_pairs_pkey')).toBe(0);
     expect(loops('library_place_pairs_postal_code_idx')).toBeGreaterThan(0);
 

@@ -11,7 +11,7 @@ import {
   type LibrarySearch,
 } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
-import { nodesOf, type PlanNode } from '../support/plans.js';
+import { explainGeneric, nodesOf, type PlanNode } from '../support/plans.js';
 import { useTestSuite } from '../support/suite.js';
 
 describe('newest-first lists without a place, text or proximity filter', () => {
@@ -43,17 +43,8 @@ describe('newest-first lists without a place, text or proximity filter', () => {
     });
   });
 
-  async function explain(statement: { text: string; params: unknown[] }): Promise<PlanNode> {
-    return withClient(db.url, async (client) => {
-      await client.query('SET plan_cache_mode = force_generic_plan');
-      await client.query({ name: 'walked', text: statement.text, values: statement.params });
-      const values = statement.params.map((value) => `'${String(value).replace(/'/g, "''")}'`);
-      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE walked(${values.join(', ')})`,
-      );
-      return rows[0]['QUERY PLAN'][0].Plan;
-    });
-  }
+  const explain = (statement: { text: string; params: unknown[] }): Promise<PlanNode> =>
+    explainGeneric(db.url, statement, 'walked');
 
   /** The slugs of the approved libraries of `where`, newest first, as a plain reading gives them. */
   async function plain(where: string, limit: number, offset: number): Promise<string[]> {

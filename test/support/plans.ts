@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withClient } from './database.js';
 
 /** The nodes of an `EXPLAIN (FORMAT JSON)` plan that the suites checking query plans read. */
 export interface PlanNode {
@@ -38,4 +39,31 @@ export async function expectPreparedAsFresh(
   const prepared = await client.query({ name, text: statement.text, values: statement.params });
   const fresh = await client.query(statement.text, statement.params);
   expect({ label, rows: prepared.rows }).toEqual({ label, rows: fresh.rows });
+}
+
+/**
+ * The plan of `statement` as it runs on its generic plan: prepared as `name` on a connection of its own with
+ * plan_cache_mode = force_generic_plan, then `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE` with its values as literals.
+ */
+export async function explainGeneric(
+  url: string,
+  statement: { text: string; params: unknown[] },
+  name = 'explained',
+): Promise<PlanNode> {
+  return withClient(url, async (client) => {
+    await client.query('SET plan_cache_mode = force_generic_plan');
+    await client.query({ name, text: statement.text, values: statement.params });
+    const values = statement.params.map((value) => `'${String(value).replace(/'/g, "''")}'`);
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${values.join(', ')})`,
+    );
+    return rows[0]['QUERY PLAN'][0].Plan;
+  });
+}
+
+/** How many times the nodes of `plan` scanned `index` (their actual loops, summed). */
+export function indexLoops(plan: PlanNode, index: string): number {
+  return nodesOf(plan)
+    .filter((node) => node['Index Name'] === index)
+    .reduce((sum, node) => sum + (node['Actual Loops'] ?? 0), 0);
 }
