@@ -23,7 +23,8 @@
  *
  * Other options: --libraries N, --duration S, --warmup S, --connections 10,50, --out FILE, --no-floor (skip the
  * pgbench replay of each scenario's SQL), --trace FILE (append every answer of the realistic scenarios as a JSON line:
- * URL, cold or warm, start, latency; read by bench/q-tail.mjs).
+ * URL, cold or warm, start, latency; read by bench/q-tail.mjs), --pool-size N (the server's DATABASE_POOL_SIZE; default:
+ * the app's own default).
  * Environment: BENCH_DATABASE_URL (or TEST_DATABASE_URL): an admin URL of a PostgreSQL server with PostGIS,
  * default postgres://postgres@127.0.0.1:5432/postgres.
  *
@@ -102,6 +103,7 @@ const { values: args } = parseArgs({
     media: { type: 'string', default: 'local' },
     'no-floor': { type: 'boolean', default: false },
     trace: { type: 'string' },
+    'pool-size': { type: 'string' },
   },
 });
 
@@ -127,6 +129,10 @@ const settings = {
   repeat: Math.round(positive('repeat', args.repeat, 1)),
   only: args.only ? args.only.split(',').map((name) => name.trim()) : SCENARIOS,
   out: resolve(root, args.out ?? (quick ? 'bench/tmp/results-quick.json' : 'bench/results.json')),
+  poolSize:
+    args['pool-size'] === undefined
+      ? undefined
+      : Math.round(positive('pool-size', args['pool-size'])),
 };
 if (!['local', 's3'].includes(args.media)) usage('--media must be local or s3');
 const unknown = settings.only.filter((name) => !SCENARIOS.includes(name));
@@ -1172,6 +1178,8 @@ async function main() {
     MALLOC_TRIM_THRESHOLD_:
       process.env.MALLOC_TRIM_THRESHOLD_ ?? PRODUCTION_MALLOC.MALLOC_TRIM_THRESHOLD_,
   });
+  // The caller's DATABASE_* never reach the server (appEnv); --pool-size is how a run chooses its pool.
+  if (settings.poolSize !== undefined) env.DATABASE_POOL_SIZE = String(settings.poolSize);
   if (args.media === 's3') Object.assign(env, await startBenchS3(temp));
   const cli = join(root, 'dist/src/cli/main.js');
   if (reused === null) {
@@ -1576,6 +1584,7 @@ async function main() {
       warmup_s: settings.warmup,
       rounds: settings.repeat,
       media: args.media,
+      pool_size: settings.poolSize ?? 'default',
     },
     ceiling_rps: round(ceilingRps),
     export: exportRuns.length
