@@ -62,8 +62,8 @@ describe('CLI (npm run cli -- …)', () => {
     expect(result.stderr).toMatch(/email belongs to another account/);
   });
 
-  it('create-staff refuses --password (showing the safe form) and reads the password from stdin only', async () => {
-    const refused = await cli.run(
+  it('create-staff takes --password as decisions.md gives it, warning that argv leaks, and otherwise reads stdin', async () => {
+    const given = await cli.run(
       [
         'create-staff',
         '--username',
@@ -71,16 +71,27 @@ describe('CLI (npm run cli -- …)', () => {
         '--email',
         'leaky@example.com',
         '--password',
-        'in-argv-1',
+        'in-argv-passphrase',
       ],
       'from-stdin-pass\n',
     );
-    expect(refused.code).toBe(64);
-    expect(refused.stderr).toMatch(/--password is not accepted/);
-    expect(refused.stderr).toContain(
+    expect(given.code).toBe(0);
+    expect(given.stdout).toMatch(/Created staff user leaky/);
+    expect(given.stderr).toMatch(/Warning: a password given with --password is visible/);
+    expect(given.stderr).toContain(
       `printf '%s\\n' "$PW" | npm run cli -- create-staff --username U --email E`,
     );
-    expect(await staffRow('leaky')).toBeUndefined();
+    const leaky = await staffRow('leaky');
+    expect(await verify(leaky.password_hash, 'in-argv-passphrase')).toBe(true);
+    expect(await verify(leaky.password_hash, 'from-stdin-pass')).toBe(false);
+
+    const blank = await cli.run(
+      ['create-staff', '--username', 'blank', '--email', 'blank@example.com', '--password', ''],
+      'from-stdin-pass\n',
+    );
+    expect(blank.code).toBe(64);
+    expect(blank.stderr).toMatch(/--password must not be empty/);
+    expect(await staffRow('blank')).toBeUndefined();
 
     // Only the first line counts; the password never appears in the child's argv.
     const args = ['create-staff', '--username', 'piped', '--email', 'piped@example.com'];
