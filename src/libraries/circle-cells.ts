@@ -80,49 +80,113 @@ function sphereDistance(lat1: number, lng1: number, lat2: number, lng2: number):
   return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
-type Place = 'inside' | 'outside' | 'edge';
+const INSIDE = 0;
+const OUTSIDE = 1;
+const EDGE = 2;
 
 /**
- * The spherical distances from the circle's centre to the corners of grid cells (and to a cell's nearest point), with
- * the trigonometry of each corner latitude and longitude computed once: a corner is shared by four cells and a row's
- * latitude by all of its cells. The arithmetic is sphereDistance's, term for term, so the results are the same.
+ * The trigonometry of one level's corners over the cells below a circle's cover: each corner row's latitude, sin²(Δφ/2)
+ * and cos φ₀ · cos φ, each corner column's longitude and sin²(Δλ/2), computed once, and each corner's distance when
+ * first asked (a corner is shared by four cells). Typed arrays indexed from the cover's first row and column: Maps
+ * keyed by row and column, and a distance computed for each of a corner's four cells, were most of circleCells.
+ */
+class LevelCorners {
+  readonly latitudes: Float64Array;
+  readonly longitudes: Float64Array;
+  private readonly rowSin: Float64Array;
+  private readonly rowCos: Float64Array;
+  private readonly columnSin: Float64Array;
+  private readonly distances: Float64Array;
+  /** Per corner column: the latitude of the foot of the perpendicular great circle (CornerDistances.nearest). */
+  readonly feet: Float64Array;
+  private readonly width: number;
+
+  constructor(
+    readonly level: number,
+    readonly x0: number,
+    readonly y0: number,
+    columns: number,
+    rows: number,
+    lat: number,
+    lng: number,
+    cosLat: number,
+  ) {
+    this.width = columns + 1;
+    this.latitudes = new Float64Array(rows + 1);
+    this.rowSin = new Float64Array(rows + 1);
+    this.rowCos = new Float64Array(rows + 1);
+    for (let i = 0; i <= rows; i++) {
+      const latitude = cellNorth(y0 + i, level);
+      const dLat = (latitude - lat) * RADIANS;
+      this.latitudes[i] = latitude;
+      this.rowSin[i] = Math.sin(dLat / 2) ** 2;
+      this.rowCos[i] = cosLat * Math.cos(latitude * RADIANS);
+    }
+    this.longitudes = new Float64Array(columns + 1);
+    this.columnSin = new Float64Array(columns + 1);
+    for (let i = 0; i <= columns; i++) {
+      const longitude = cellWest(x0 + i, level);
+      const dLng = (longitude - lng) * RADIANS;
+      this.longitudes[i] = longitude;
+      this.columnSin[i] = Math.sin(dLng / 2) ** 2;
+    }
+    this.distances = new Float64Array(this.width * (rows + 1)).fill(-1);
+    this.feet = new Float64Array(columns + 1).fill(NaN);
+  }
+
+  /** The distance from the centre to the corner at the north-west of cell (x, y) (sphereDistance's arithmetic). */
+  corner(x: number, y: number): number {
+    const column = x - this.x0;
+    const row = y - this.y0;
+    const at = row * this.width + column;
+    let distance = this.distances[at];
+    if (distance < 0) {
+      const h = this.rowSin[row] + this.rowCos[row] * this.columnSin[column];
+      distance = 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+      this.distances[at] = distance;
+    }
+    return distance;
+  }
+}
+
+/**
+ * The spherical distances from the circle's centre to the corners of grid cells (and to a cell's nearest point), per
+ * level (LevelCorners). The arithmetic is sphereDistance's, term for term, so the results are the same.
  */
 class CornerDistances {
   private readonly cosLat: number;
-  /** Per corner row (key `y · 32 + level`): sin²(Δφ/2) and cos φ₀ · cos φ. */
-  private readonly rows = new Map<number, [number, number]>();
-  /** Per corner column: sin²(Δλ/2). */
-  private readonly columns = new Map<number, number>();
-  /** Per corner row and column: the latitude and longitude (for `nearest`). */
-  private readonly latitudes = new Map<number, number>();
-  private readonly longitudes = new Map<number, number>();
+  private readonly sinLat: number;
+  private readonly levels: LevelCorners[] = [];
 
   constructor(
     private readonly lat: number,
     private readonly lng: number,
+    cover: CellRun[],
+    start: number,
+    edgeLevel: number,
   ) {
     this.cosLat = Math.cos(lat * RADIANS);
+    this.sinLat = Math.sin(lat * RADIANS);
+    const first = cover[0];
+    const rows = cover.length;
+    const columns = first.x1 - first.x0 + 1;
+    for (let level = start; level <= edgeLevel; level++) {
+      const scale = 2 ** (level - start);
+      this.levels[level] = new LevelCorners(
+        level,
+        first.x0 * scale,
+        first.cy * scale,
+        columns * scale,
+        rows * scale,
+        lat,
+        lng,
+        this.cosLat,
+      );
+    }
   }
 
-  /** The distance from the centre to the corner at the north-west of cell (x, y) of `level`. */
-  corner(level: number, x: number, y: number): number {
-    const rowKey = y * 32 + level;
-    let row = this.rows.get(rowKey);
-    if (row === undefined) {
-      const latitude = this.latitude(level, y);
-      const dLat = (latitude - this.lat) * RADIANS;
-      row = [Math.sin(dLat / 2) ** 2, this.cosLat * Math.cos(latitude * RADIANS)];
-      this.rows.set(rowKey, row);
-    }
-    const columnKey = x * 32 + level;
-    let column = this.columns.get(columnKey);
-    if (column === undefined) {
-      const dLng = (this.longitude(level, x) - this.lng) * RADIANS;
-      column = Math.sin(dLng / 2) ** 2;
-      this.columns.set(columnKey, column);
-    }
-    const h = row[0] + row[1] * column;
-    return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+  at(level: number): LevelCorners {
+    return this.levels[level];
   }
 
   /**
@@ -131,37 +195,30 @@ class CornerDistances {
    * meridian when the cell spans it (then straight north or south: R · Δφ), else on the nearer of the cell's two
    * meridians. Along a meridian at longitude difference Δλ the distance falls towards the latitude
    * φ* = atan2(sin φ₀, cos φ₀ · cos Δλ) (the foot of the perpendicular great circle) and rises away from it, so the
-   * nearest point is φ* clamped to the cell's latitudes.
+   * nearest point is φ* clamped to the cell's latitudes: a corner (already computed) unless φ* lies within them.
    */
-  nearest(level: number, x: number, y: number): number {
-    const west = this.longitude(level, x);
-    const east = this.longitude(level, x + 1);
-    const north = this.latitude(level, y);
-    const south = this.latitude(level, y + 1);
+  nearest(corners: LevelCorners, x: number, y: number): number {
+    const column = x - corners.x0;
+    const row = y - corners.y0;
+    const west = corners.longitudes[column];
+    const east = corners.longitudes[column + 1];
+    const north = corners.latitudes[row];
+    const south = corners.latitudes[row + 1];
     if (this.lng >= west && this.lng <= east) {
       const latitude = Math.min(Math.max(this.lat, south), north);
       return EARTH_RADIUS_M * Math.abs(latitude - this.lat) * RADIANS;
     }
+    const side = this.lng < west ? x : x + 1;
     const meridian = this.lng < west ? west : east;
-    const dLng = (meridian - this.lng) * RADIANS;
-    const foot = Math.atan2(Math.sin(this.lat * RADIANS), this.cosLat * Math.cos(dLng)) / RADIANS;
-    return sphereDistance(this.lat, this.lng, Math.min(Math.max(foot, south), north), meridian);
-  }
-
-  /** cellNorth, computed once per row. */
-  latitude(level: number, y: number): number {
-    const key = y * 32 + level;
-    let latitude = this.latitudes.get(key);
-    if (latitude === undefined) this.latitudes.set(key, (latitude = cellNorth(y, level)));
-    return latitude;
-  }
-
-  /** cellWest, computed once per column. */
-  longitude(level: number, x: number): number {
-    const key = x * 32 + level;
-    let longitude = this.longitudes.get(key);
-    if (longitude === undefined) this.longitudes.set(key, (longitude = cellWest(x, level)));
-    return longitude;
+    let foot = corners.feet[side - corners.x0];
+    if (Number.isNaN(foot)) {
+      const dLng = (meridian - this.lng) * RADIANS;
+      foot = Math.atan2(this.sinLat, this.cosLat * Math.cos(dLng)) / RADIANS;
+      corners.feet[side - corners.x0] = foot;
+    }
+    if (foot >= north) return corners.corner(side, y);
+    if (foot <= south) return corners.corner(side, y + 1);
+    return sphereDistance(this.lat, this.lng, foot, meridian);
   }
 }
 
@@ -170,35 +227,29 @@ class CornerDistances {
  * point is a corner (the distance grows with the longitude difference along a parallel, and along a meridian has no
  * maximum within a few degrees), so a cell is inside when its farthest corner is, with the spheroid's bound. It is
  * outside when its nearest point (CornerDistances.nearest) is beyond the radius, with the spheroid's bound. Anything
- * else is edge: tested library by library, so never wrong. This runs for a few thousand cells per dense circle: the
- * corners' distances come from CornerDistances.
+ * else is edge: tested library by library, so never wrong. This runs for a few thousand cells per dense circle.
  */
 function place(
-  corners: CornerDistances,
+  distances: CornerDistances,
+  corners: LevelCorners,
   radius: number,
-  level: number,
   cx: number,
   cy: number,
-): Place {
-  const a = corners.corner(level, cx, cy);
-  const b = corners.corner(level, cx + 1, cy);
-  const c = corners.corner(level, cx, cy + 1);
-  const d = corners.corner(level, cx + 1, cy + 1);
-  if (Math.max(a, b, c, d) * LONGEST + SLACK_M <= radius) return 'inside';
-  if (corners.nearest(level, cx, cy) * SHORTEST > radius + SLACK_M) return 'outside';
-  return 'edge';
+): number {
+  const a = corners.corner(cx, cy);
+  const b = corners.corner(cx + 1, cy);
+  const c = corners.corner(cx, cy + 1);
+  const d = corners.corner(cx + 1, cy + 1);
+  if (Math.max(a, b, c, d) * LONGEST + SLACK_M <= radius) return INSIDE;
+  if (distances.nearest(corners, cx, cy) * SHORTEST > radius + SLACK_M) return OUTSIDE;
+  return EDGE;
 }
 
-/** Consecutive cells of one row and level as runs. */
-function runs(cells: { level: number; cx: number; cy: number }[]): CellRun[] {
-  const sorted = [...cells].sort((a, b) => a.level - b.level || a.cy - b.cy || a.cx - b.cx);
-  const out: CellRun[] = [];
-  for (const { level, cx, cy } of sorted) {
-    const last = out.at(-1);
-    if (last && last.level === level && last.cy === cy && last.x1 === cx - 1) last.x1 = cx;
-    else out.push({ level, cy, x0: cx, x1: cx });
-  }
-  return out;
+/** Adds cell cx of row cy to `out`, extending its last run when the cell follows it. */
+function addCell(out: CellRun[], level: number, cy: number, cx: number): void {
+  const last = out.length ? out[out.length - 1] : undefined;
+  if (last && last.level === level && last.cy === cy && last.x1 === cx - 1) last.x1 = cx;
+  else out.push({ level, cy, x0: cx, x1: cx });
 }
 
 /** The few coarse cells around a circle, and the levels circleCells works at (circleCover). */
@@ -246,37 +297,51 @@ export function circleCells(lat: number, lng: number, radiusMeters: number): Cir
   const found = circleCover(lat, lng, radiusMeters);
   if (!found) return null;
   const { cover, start, edgeLevel } = found;
-  const corners = new CornerDistances(lat, lng);
-  const inside: { level: number; cx: number; cy: number }[] = [];
-  const edge: { level: number; cx: number; cy: number }[] = [];
-  let pending: { cx: number; cy: number }[] = [];
-  for (const { cy, x0, x1 } of cover) for (let cx = x0; cx <= x1; cx++) pending.push({ cx, cy });
+  const distances = new CornerDistances(lat, lng, cover, start, edgeLevel);
+  const inside: CellRun[] = [];
+  const edge: CellRun[] = [];
+  // The candidate cells of a level row by row, rows and cells in ascending order (children of the edge cells of the
+  // level above), so that the runs come out sorted and maximal without a sort.
+  let rows: number[] = [];
+  let cells: number[][] = [];
+  for (const { cy, x0, x1 } of cover) {
+    const row: number[] = [];
+    for (let cx = x0; cx <= x1; cx++) row.push(cx);
+    rows.push(cy);
+    cells.push(row);
+  }
   for (let level = start; level <= edgeLevel; level++) {
-    const next: { cx: number; cy: number }[] = [];
-    for (const { cx, cy } of pending) {
-      const where = place(corners, radiusMeters, level, cx, cy);
-      if (where === 'inside') inside.push({ level, cx, cy });
-      else if (where === 'edge' && level === edgeLevel) edge.push({ level, cx, cy });
-      else if (where === 'edge')
-        next.push(
-          { cx: cx * 2, cy: cy * 2 },
-          { cx: cx * 2 + 1, cy: cy * 2 },
-          { cx: cx * 2, cy: cy * 2 + 1 },
-          { cx: cx * 2 + 1, cy: cy * 2 + 1 },
-        );
+    const corners = distances.at(level);
+    const nextRows: number[] = [];
+    const nextCells: number[][] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const cy = rows[i];
+      const split: number[] = [];
+      for (const cx of cells[i]) {
+        const where = place(distances, corners, radiusMeters, cx, cy);
+        if (where === INSIDE) addCell(inside, level, cy, cx);
+        else if (where === EDGE && level === edgeLevel) addCell(edge, level, cy, cx);
+        else if (where === EDGE) split.push(cx * 2, cx * 2 + 1);
+      }
+      if (split.length) {
+        nextRows.push(cy * 2, cy * 2 + 1);
+        nextCells.push(split, split);
+      }
     }
-    pending = next;
+    rows = nextRows;
+    cells = nextCells;
   }
   // A hair wider than the cells (the exact cell test follows in SQL), as bookcase_map_cells_recount does.
-  const edgeRuns = runs(edge).map(({ level, cy, x0, x1 }) => ({
+  const corners = distances.at(edgeLevel);
+  const edgeRuns = edge.map(({ level, cy, x0, x1 }) => ({
     level,
     cy,
     x0,
     x1,
-    west: corners.longitude(edgeLevel, x0) - 1e-9,
-    east: corners.longitude(edgeLevel, x1 + 1) + 1e-9,
-    north: corners.latitude(edgeLevel, cy) + 1e-9,
-    south: corners.latitude(edgeLevel, cy + 1) - 1e-9,
+    west: corners.longitudes[x0 - corners.x0] - 1e-9,
+    east: corners.longitudes[x1 + 1 - corners.x0] + 1e-9,
+    north: corners.latitudes[cy - corners.y0] + 1e-9,
+    south: corners.latitudes[cy + 1 - corners.y0] - 1e-9,
   }));
-  return { inside: runs(inside), edge: edgeRuns, edgeLevel, cover };
+  return { inside, edge: edgeRuns, edgeLevel, cover };
 }
