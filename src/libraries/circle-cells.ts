@@ -85,78 +85,28 @@ const OUTSIDE = 1;
 const EDGE = 2;
 
 /**
- * The trigonometry of one level's corners over the cells below a circle's cover: each corner row's latitude, sin²(Δφ/2)
- * and cos φ₀ · cos φ, each corner column's longitude and sin²(Δλ/2), computed once, and each corner's distance when
- * first asked (a corner is shared by four cells). Typed arrays indexed from the cover's first row and column: Maps
- * keyed by row and column, and a distance computed for each of a corner's four cells, were most of circleCells.
+ * The trigonometry of the corners of the edge level's cells below a circle's cover: each corner row's latitude,
+ * sin²(Δφ/2) and cos φ₀ · cos φ, each corner column's longitude and sin²(Δλ/2), computed once, and each corner's
+ * distance when first asked (a corner is shared by four cells). A coarser level's corner is one of these: corner
+ * (x, y) of level L is corner (x · 2^k, y · 2^k) of level L + k, with the very same latitude and longitude (the cell
+ * functions divide by a power of two). Typed arrays indexed from the cover's first row and column: Maps keyed by
+ * level, row and column, and a distance computed for each of a corner's four cells, were most of circleCells.
  */
-class LevelCorners {
+class CornerDistances {
   readonly latitudes: Float64Array;
   readonly longitudes: Float64Array;
   private readonly rowSin: Float64Array;
   private readonly rowCos: Float64Array;
   private readonly columnSin: Float64Array;
   private readonly distances: Float64Array;
-  /** Per corner column: the latitude of the foot of the perpendicular great circle (CornerDistances.nearest). */
-  readonly feet: Float64Array;
+  /** Per corner column: the latitude of the foot of the perpendicular great circle (nearest). */
+  private readonly feet: Float64Array;
   private readonly width: number;
-
-  constructor(
-    readonly level: number,
-    readonly x0: number,
-    readonly y0: number,
-    columns: number,
-    rows: number,
-    lat: number,
-    lng: number,
-    cosLat: number,
-  ) {
-    this.width = columns + 1;
-    this.latitudes = new Float64Array(rows + 1);
-    this.rowSin = new Float64Array(rows + 1);
-    this.rowCos = new Float64Array(rows + 1);
-    for (let i = 0; i <= rows; i++) {
-      const latitude = cellNorth(y0 + i, level);
-      const dLat = (latitude - lat) * RADIANS;
-      this.latitudes[i] = latitude;
-      this.rowSin[i] = Math.sin(dLat / 2) ** 2;
-      this.rowCos[i] = cosLat * Math.cos(latitude * RADIANS);
-    }
-    this.longitudes = new Float64Array(columns + 1);
-    this.columnSin = new Float64Array(columns + 1);
-    for (let i = 0; i <= columns; i++) {
-      const longitude = cellWest(x0 + i, level);
-      const dLng = (longitude - lng) * RADIANS;
-      this.longitudes[i] = longitude;
-      this.columnSin[i] = Math.sin(dLng / 2) ** 2;
-    }
-    this.distances = new Float64Array(this.width * (rows + 1)).fill(-1);
-    this.feet = new Float64Array(columns + 1).fill(NaN);
-  }
-
-  /** The distance from the centre to the corner at the north-west of cell (x, y) (sphereDistance's arithmetic). */
-  corner(x: number, y: number): number {
-    const column = x - this.x0;
-    const row = y - this.y0;
-    const at = row * this.width + column;
-    let distance = this.distances[at];
-    if (distance < 0) {
-      const h = this.rowSin[row] + this.rowCos[row] * this.columnSin[column];
-      distance = 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
-      this.distances[at] = distance;
-    }
-    return distance;
-  }
-}
-
-/**
- * The spherical distances from the circle's centre to the corners of grid cells (and to a cell's nearest point), per
- * level (LevelCorners). The arithmetic is sphereDistance's, term for term, so the results are the same.
- */
-class CornerDistances {
+  /** The edge level's first corner column and row. */
+  readonly x0: number;
+  readonly y0: number;
   private readonly cosLat: number;
   private readonly sinLat: number;
-  private readonly levels: LevelCorners[] = [];
 
   constructor(
     private readonly lat: number,
@@ -167,81 +117,107 @@ class CornerDistances {
   ) {
     this.cosLat = Math.cos(lat * RADIANS);
     this.sinLat = Math.sin(lat * RADIANS);
+    const scale = 2 ** (edgeLevel - start);
     const first = cover[0];
-    const rows = cover.length;
-    const columns = first.x1 - first.x0 + 1;
-    for (let level = start; level <= edgeLevel; level++) {
-      const scale = 2 ** (level - start);
-      this.levels[level] = new LevelCorners(
-        level,
-        first.x0 * scale,
-        first.cy * scale,
-        columns * scale,
-        rows * scale,
-        lat,
-        lng,
-        this.cosLat,
-      );
+    const rows = cover.length * scale;
+    const columns = (first.x1 - first.x0 + 1) * scale;
+    this.x0 = first.x0 * scale;
+    this.y0 = first.cy * scale;
+    this.width = columns + 1;
+    this.latitudes = new Float64Array(rows + 1);
+    this.rowSin = new Float64Array(rows + 1);
+    this.rowCos = new Float64Array(rows + 1);
+    for (let i = 0; i <= rows; i++) {
+      const latitude = cellNorth(this.y0 + i, edgeLevel);
+      const dLat = (latitude - lat) * RADIANS;
+      this.latitudes[i] = latitude;
+      this.rowSin[i] = Math.sin(dLat / 2) ** 2;
+      this.rowCos[i] = this.cosLat * Math.cos(latitude * RADIANS);
     }
-  }
-
-  at(level: number): LevelCorners {
-    return this.levels[level];
+    this.longitudes = new Float64Array(columns + 1);
+    this.columnSin = new Float64Array(columns + 1);
+    for (let i = 0; i <= columns; i++) {
+      const longitude = cellWest(this.x0 + i, edgeLevel);
+      const dLng = (longitude - lng) * RADIANS;
+      this.longitudes[i] = longitude;
+      this.columnSin[i] = Math.sin(dLng / 2) ** 2;
+    }
+    this.distances = new Float64Array(this.width * (rows + 1)).fill(-1);
+    this.feet = new Float64Array(columns + 1).fill(NaN);
   }
 
   /**
-   * The distance from the centre to the nearest point of cell (x, y) of `level` (a latitude/longitude rectangle).
-   * Along a parallel the distance grows with the longitude difference, so the nearest point lies on the centre's
-   * meridian when the cell spans it (then straight north or south: R · Δφ), else on the nearer of the cell's two
-   * meridians. Along a meridian at longitude difference Δλ the distance falls towards the latitude
-   * φ* = atan2(sin φ₀, cos φ₀ · cos Δλ) (the foot of the perpendicular great circle) and rises away from it, so the
-   * nearest point is φ* clamped to the cell's latitudes: a corner (already computed) unless φ* lies within them.
+   * The distance from the centre to the corner at column and row (of the edge level, from x0 and y0), with
+   * sphereDistance's arithmetic term for term, so the result is the same.
    */
-  nearest(corners: LevelCorners, x: number, y: number): number {
-    const column = x - corners.x0;
-    const row = y - corners.y0;
-    const west = corners.longitudes[column];
-    const east = corners.longitudes[column + 1];
-    const north = corners.latitudes[row];
-    const south = corners.latitudes[row + 1];
-    if (this.lng >= west && this.lng <= east) {
-      const latitude = Math.min(Math.max(this.lat, south), north);
+  corner(column: number, row: number): number {
+    const at = row * this.width + column;
+    let distance = this.distances[at];
+    if (distance < 0) {
+      const h = this.rowSin[row] + this.rowCos[row] * this.columnSin[column];
+      distance = 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+      this.distances[at] = distance;
+    }
+    return distance;
+  }
+
+  /**
+   * The distance from the centre to the nearest point of the cell between corner columns west and east and corner
+   * rows north and south (a latitude/longitude rectangle). Along a parallel the distance grows with the longitude
+   * difference, so the nearest point lies on the centre's meridian when the cell spans it (then straight north or
+   * south: R · Δφ), else on the nearer of the cell's two meridians. Along a meridian at longitude difference Δλ the
+   * distance falls towards the latitude φ* = atan2(sin φ₀, cos φ₀ · cos Δλ) (the foot of the perpendicular great
+   * circle) and rises away from it, so the nearest point is φ* clamped to the cell's latitudes: a corner (already
+   * computed) unless φ* lies between them.
+   */
+  nearest(west: number, east: number, north: number, south: number): number {
+    const westLng = this.longitudes[west];
+    const eastLng = this.longitudes[east];
+    const northLat = this.latitudes[north];
+    const southLat = this.latitudes[south];
+    if (this.lng >= westLng && this.lng <= eastLng) {
+      const latitude = Math.min(Math.max(this.lat, southLat), northLat);
       return EARTH_RADIUS_M * Math.abs(latitude - this.lat) * RADIANS;
     }
-    const side = this.lng < west ? x : x + 1;
-    const meridian = this.lng < west ? west : east;
-    let foot = corners.feet[side - corners.x0];
+    const side = this.lng < westLng ? west : east;
+    const meridian = this.longitudes[side];
+    let foot = this.feet[side];
     if (Number.isNaN(foot)) {
       const dLng = (meridian - this.lng) * RADIANS;
       foot = Math.atan2(this.sinLat, this.cosLat * Math.cos(dLng)) / RADIANS;
-      corners.feet[side - corners.x0] = foot;
+      this.feet[side] = foot;
     }
-    if (foot >= north) return corners.corner(side, y);
-    if (foot <= south) return corners.corner(side, y + 1);
+    if (foot >= northLat) return this.corner(side, north);
+    if (foot <= southLat) return this.corner(side, south);
     return sphereDistance(this.lat, this.lng, foot, meridian);
   }
 }
 
 /**
- * Where a cell lies against the circle. Of a small latitude/longitude rectangle, the point farthest from any given
- * point is a corner (the distance grows with the longitude difference along a parallel, and along a meridian has no
- * maximum within a few degrees), so a cell is inside when its farthest corner is, with the spheroid's bound. It is
- * outside when its nearest point (CornerDistances.nearest) is beyond the radius, with the spheroid's bound. Anything
- * else is edge: tested library by library, so never wrong. This runs for a few thousand cells per dense circle.
+ * Where cell (cx, cy) of the level `shift` levels above the edge level lies against the circle. Of a small
+ * latitude/longitude rectangle, the point farthest from any given point is a corner (the distance grows with the
+ * longitude difference along a parallel, and along a meridian has no maximum within a few degrees), so a cell is
+ * inside when its farthest corner is, with the spheroid's bound. It is outside when its nearest point
+ * (CornerDistances.nearest) is beyond the radius, with the spheroid's bound. Anything else is edge: tested library by
+ * library, so never wrong. This runs for a few thousand cells per dense circle.
  */
 function place(
-  distances: CornerDistances,
-  corners: LevelCorners,
+  corners: CornerDistances,
   radius: number,
+  shift: number,
   cx: number,
   cy: number,
 ): number {
-  const a = corners.corner(cx, cy);
-  const b = corners.corner(cx + 1, cy);
-  const c = corners.corner(cx, cy + 1);
-  const d = corners.corner(cx + 1, cy + 1);
+  const west = cx * 2 ** shift - corners.x0;
+  const east = (cx + 1) * 2 ** shift - corners.x0;
+  const north = cy * 2 ** shift - corners.y0;
+  const south = (cy + 1) * 2 ** shift - corners.y0;
+  const a = corners.corner(west, north);
+  const b = corners.corner(east, north);
+  const c = corners.corner(west, south);
+  const d = corners.corner(east, south);
   if (Math.max(a, b, c, d) * LONGEST + SLACK_M <= radius) return INSIDE;
-  if (distances.nearest(corners, cx, cy) * SHORTEST > radius + SLACK_M) return OUTSIDE;
+  if (corners.nearest(west, east, north, south) * SHORTEST > radius + SLACK_M) return OUTSIDE;
   return EDGE;
 }
 
@@ -297,7 +273,7 @@ export function circleCells(lat: number, lng: number, radiusMeters: number): Cir
   const found = circleCover(lat, lng, radiusMeters);
   if (!found) return null;
   const { cover, start, edgeLevel } = found;
-  const distances = new CornerDistances(lat, lng, cover, start, edgeLevel);
+  const corners = new CornerDistances(lat, lng, cover, start, edgeLevel);
   const inside: CellRun[] = [];
   const edge: CellRun[] = [];
   // The candidate cells of a level row by row, rows and cells in ascending order (children of the edge cells of the
@@ -311,14 +287,13 @@ export function circleCells(lat: number, lng: number, radiusMeters: number): Cir
     cells.push(row);
   }
   for (let level = start; level <= edgeLevel; level++) {
-    const corners = distances.at(level);
     const nextRows: number[] = [];
     const nextCells: number[][] = [];
     for (let i = 0; i < rows.length; i++) {
       const cy = rows[i];
       const split: number[] = [];
       for (const cx of cells[i]) {
-        const where = place(distances, corners, radiusMeters, cx, cy);
+        const where = place(corners, radiusMeters, edgeLevel - level, cx, cy);
         if (where === INSIDE) addCell(inside, level, cy, cx);
         else if (where === EDGE && level === edgeLevel) addCell(edge, level, cy, cx);
         else if (where === EDGE) split.push(cx * 2, cx * 2 + 1);
@@ -332,7 +307,6 @@ export function circleCells(lat: number, lng: number, radiusMeters: number): Cir
     cells = nextCells;
   }
   // A hair wider than the cells (the exact cell test follows in SQL), as bookcase_map_cells_recount does.
-  const corners = distances.at(edgeLevel);
   const edgeRuns = edge.map(({ level, cy, x0, x1 }) => ({
     level,
     cy,
