@@ -1,4 +1,5 @@
 import { circleCells, circleCover, FINEST_LEVEL, type CellRun } from './circle-cells.js';
+import { sphereBounds } from './near-box.js';
 
 const RADIANS = Math.PI / 180;
 
@@ -83,10 +84,11 @@ describe('circleCells', () => {
     '%s: every edge cell reaches into the band of the radius, and every point of the band is in an edge cell',
     (_, lat, lng, r) => {
       const { edge, inside } = circleCells(lat, lng, r)!;
-      // The spheroid's bounds (circle-cells.ts): within `near` of the centre on the sphere a point is inside the
-      // radius, beyond `far` outside; between the two it is tested library by library.
-      const near = (r - 1) / 1.005;
-      const far = (r + 1) / 0.994;
+      // The spheroid's bounds around the circle (sphereBounds): within `near` of the centre on the sphere a point is
+      // inside the radius, beyond `far` outside; between the two it is tested library by library.
+      const { shortest, longest } = sphereBounds(lat, lng, r);
+      const near = (r - 1) / longest;
+      const far = (r + 1) / shortest;
       const steps = 12;
       for (const run of edge) {
         const width = (run.east - run.west) / (run.x1 - run.x0 + 1);
@@ -142,6 +144,7 @@ describe('circleCells', () => {
 function plainCells(lat: number, lng: number, r: number) {
   const found = circleCover(lat, lng, r);
   if (!found) return null;
+  const { shortest, longest } = sphereBounds(lat, lng, r);
   const across = (level: number) => 2 ** (level + 2);
   const west = (cx: number, level: number) => (cx / across(level)) * 360 - 180;
   const north = (cy: number, level: number) =>
@@ -179,8 +182,8 @@ function plainCells(lat: number, lng: number, r: number) {
           [cx + 1, cy + 1],
         ].map(([x, y]) => sphereDistance(lat, lng, north(y, level), west(x, level))),
       );
-      if (far * 1.005 + 1 <= r) inside.push({ level, cx, cy });
-      else if (nearest(level, cx, cy) * 0.994 > r + 1) continue;
+      if (far * longest + 1 <= r) inside.push({ level, cx, cy });
+      else if (nearest(level, cx, cy) * shortest > r + 1) continue;
       else if (level === found.edgeLevel) edge.push({ level, cx, cy });
       else
         for (const [dx, dy] of [
