@@ -1856,11 +1856,13 @@ export function placeCountAndPageQuery(
  * From this many libraries around a circle on (an upper bound from coarse cells: 1–7 times the circle's own at 1M),
  * its count reads the grid. Counted one by one, a match costs about 0.45 µs of backend CPU (index-only, the sphere's
  * test first: withinRadius); the grid's cost grows with the circle's edge, not its matches (the edge's libraries
- * tested, ~0.55 µs each, and a cell range per run), and its cells cost a second statement and 0.3–1 ms of Node.
+ * tested, ~0.55 µs each, and a cell range per run), and its cells cost a second statement and ~0.1 ms of Node.
  * Measured at 1M on the 54 circles with 300 matches or more of 500 proximity-random requests (backend CPU per
  * count, plain / grid; session 8): bounds below 5,000 1.2–1.6 / 1.4–1.7 ms; 5,300–7,300 1.6–2.9 / 1.6–2.1;
  * 9,100–9,600 3.7–4.3 / 2.1–2.7; 11,000–15,000 (4,000–11,600 matches) 4.2–7.6 / 1.1–3.2; from 17,500 3.3–19.8 /
  * 1.3–6.6. With Node's cells added, a threshold of 7,000–9,000 cost least over those circles (15,000: 23 % more).
+ * Session 12 (Node's cells ~0.1 ms, the spheroid's band narrower: sphereBounds), 1,539 circles of 2,000 requests,
+ * seed 7: 4,000–8,000 cost the same within 1 % (657–663 ms in all), 10,000 3 % more, 12,000 50 % more.
  * It was 15,000 while the grid tested cells wholly outside the circle and ran the cell functions for every edge
  * library, and 3,000 while the spheroid tested every match.
  */
@@ -1926,7 +1928,7 @@ function cellSum(sql: Sql, runs: CellRun[], facets: string): string {
  * The count of a circle library by library, or NULL when the coarse cells around it hold `gridFrom` libraries or
  * more: a circle with few libraries costs less counted one by one than through the grid's fixed part (measured at
  * 1M over random circles: 1.3–2.3 pg CPU-ms per count library by library, 2.6–3.3 through the grid; see
- * GRID_COUNT_FROM), and its grid cells need not be computed at all (circleCells: 0.3–1 ms of Node per circle). A NULL is then counted by
+ * GRID_COUNT_FROM), and its grid cells need not be computed at all (circleCells: ~0.1 ms of Node per circle). A NULL is then counted by
  * circleGridCountAndPageQuery.
  */
 function sparseCircleCount(
