@@ -1,4 +1,5 @@
-import { circleCells, FINEST_LEVEL, type CellRun } from './circle-cells.js';
+import { circleCells, circleCover, FINEST_LEVEL, type CellRun } from './circle-cells.js';
+import { sphereBounds } from './near-box.js';
 
 const RADIANS = Math.PI / 180;
 
@@ -83,10 +84,11 @@ describe('circleCells', () => {
     '%s: every edge cell reaches into the band of the radius, and every point of the band is in an edge cell',
     (_, lat, lng, r) => {
       const { edge, inside } = circleCells(lat, lng, r)!;
-      // The spheroid's bounds (circle-cells.ts): within `near` of the centre on the sphere a point is inside the
-      // radius, beyond `far` outside; between the two it is tested library by library.
-      const near = (r - 1) / 1.005;
-      const far = (r + 1) / 0.994;
+      // The spheroid's bounds around the circle (sphereBounds): within `near` of the centre on the sphere a point is
+      // inside the radius, beyond `far` outside; between the two it is tested library by library.
+      const { shortest, longest } = sphereBounds(lat, lng, r);
+      const near = (r - 1) / longest;
+      const far = (r + 1) / shortest;
       const steps = 12;
       for (const run of edge) {
         const width = (run.east - run.west) / (run.x1 - run.x0 + 1);
@@ -132,4 +134,104 @@ describe('circleCells', () => {
       }
     },
   );
+});
+
+/**
+ * circleCells' cells computed the plain way (session 11's code, before the corners were shared between levels and
+ * kept in typed arrays): every cell from the cover down classified on its own, its corners' and nearest point's
+ * distances from sphereDistance, the runs sorted at the end. circleCells must give exactly these runs.
+ */
+function plainCells(lat: number, lng: number, r: number) {
+  const found = circleCover(lat, lng, r);
+  if (!found) return null;
+  const { shortest, longest } = sphereBounds(lat, lng, r);
+  const across = (level: number) => 2 ** (level + 2);
+  const west = (cx: number, level: number) => (cx / across(level)) * 360 - 180;
+  const north = (cy: number, level: number) =>
+    Math.atan(Math.sinh(Math.PI * (1 - (2 * cy) / across(level)))) / RADIANS;
+  const nearest = (level: number, cx: number, cy: number) => {
+    const [w, e, n, s] = [
+      west(cx, level),
+      west(cx + 1, level),
+      north(cy, level),
+      north(cy + 1, level),
+    ];
+    if (lng >= w && lng <= e)
+      return 6_371_008.8 * Math.abs(Math.min(Math.max(lat, s), n) - lat) * RADIANS;
+    const meridian = lng < w ? w : e;
+    const foot =
+      Math.atan2(
+        Math.sin(lat * RADIANS),
+        Math.cos(lat * RADIANS) * Math.cos((meridian - lng) * RADIANS),
+      ) / RADIANS;
+    return sphereDistance(lat, lng, Math.min(Math.max(foot, s), n), meridian);
+  };
+  const inside: { level: number; cx: number; cy: number }[] = [];
+  const edge: { level: number; cx: number; cy: number }[] = [];
+  let pending = found.cover.flatMap(({ cy, x0, x1 }) =>
+    Array.from({ length: x1 - x0 + 1 }, (_, i) => ({ cx: x0 + i, cy })),
+  );
+  for (let level = found.start; level <= found.edgeLevel; level++) {
+    const next: { cx: number; cy: number }[] = [];
+    for (const { cx, cy } of pending) {
+      const far = Math.max(
+        ...[
+          [cx, cy],
+          [cx + 1, cy],
+          [cx, cy + 1],
+          [cx + 1, cy + 1],
+        ].map(([x, y]) => sphereDistance(lat, lng, north(y, level), west(x, level))),
+      );
+      if (far * longest + 1 <= r) inside.push({ level, cx, cy });
+      else if (nearest(level, cx, cy) * shortest > r + 1) continue;
+      else if (level === found.edgeLevel) edge.push({ level, cx, cy });
+      else
+        for (const [dx, dy] of [
+          [0, 0],
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ])
+          next.push({ cx: cx * 2 + dx, cy: cy * 2 + dy });
+    }
+    pending = next;
+  }
+  const runs = (cells: { level: number; cx: number; cy: number }[]) => {
+    const out: CellRun[] = [];
+    for (const { level, cx, cy } of [...cells].sort(
+      (a, b) => a.level - b.level || a.cy - b.cy || a.cx - b.cx,
+    )) {
+      const last = out.at(-1);
+      if (last && last.level === level && last.cy === cy && last.x1 === cx - 1) last.x1 = cx;
+      else out.push({ level, cy, x0: cx, x1: cx });
+    }
+    return out;
+  };
+  return { inside: runs(inside), edge: runs(edge), edgeLevel: found.edgeLevel };
+}
+
+describe('circleCells against the plain computation', () => {
+  it('gives the same runs for 400 random circles of 300 m to 100 km', () => {
+    let seed = 22;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    let compared = 0;
+    for (let i = 0; i < 400; i++) {
+      const lat = Number((-70 + random() * 140).toFixed(5));
+      const lng = Number((-179 + random() * 358).toFixed(5));
+      const r = [1000, 2000, 5000, 10_000, 25_000, 50_000, 300 + random() * 100_000][
+        Math.floor(random() * 7)
+      ];
+      const plain = plainCells(lat, lng, r);
+      const cells = circleCells(lat, lng, r);
+      if (plain) compared += 1;
+      expect(
+        cells && {
+          inside: cells.inside,
+          edge: cells.edge.map(({ level, cy, x0, x1 }) => ({ level, cy, x0, x1 })),
+          edgeLevel: cells.edgeLevel,
+        },
+      ).toEqual(plain);
+    }
+    expect(compared).toBeGreaterThan(350);
+  });
 });

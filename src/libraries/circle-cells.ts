@@ -8,20 +8,16 @@
  * is split into its four children exactly, so every library belongs to exactly one counted cell or edge cell: its
  * cell at a coarser level is its finest cell's ancestor (floor(x · 2^k) for powers of two is exact in doubles).
  */
-import { nearBox } from './near-box.js';
+import { nearBox, sphereBounds } from './near-box.js';
 
 /** The finest level of the grid. */
 export const FINEST_LEVEL = 16;
 /** Mean Earth radius (m) of the spherical distance below. */
 const EARTH_RADIUS_M = 6_371_008.8;
 /**
- * Bounds of the WGS 84 geodesic distance (what ST_DWithin on geography measures) against the spherical distance with
- * the mean radius: a sphere path of length s maps (same latitude and longitude) to one of length between
- * M_min/R · s and max(M, N)/R · s on the spheroid (radii of curvature 6,335,439 … 6,399,594 m), so the geodesic is
- * at most 1.00449 · s, and at least 0.99442 · s. Rounded outwards, plus a metre against rounding.
+ * A metre against rounding, beside the bounds of the WGS 84 geodesic distance (what ST_DWithin on geography
+ * measures) against the spherical distance around the circle (near-box.ts, sphereBounds).
  */
-const LONGEST = 1.005;
-const SHORTEST = 0.994;
 const SLACK_M = 1;
 /** The edge is tested at the level whose cells are at least this many across the circle's diameter. */
 const EDGE_CELLS_ACROSS = 32;
@@ -80,125 +76,154 @@ function sphereDistance(lat1: number, lng1: number, lat2: number, lng2: number):
   return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
-type Place = 'inside' | 'outside' | 'edge';
+const INSIDE = 0;
+const OUTSIDE = 1;
+const EDGE = 2;
 
 /**
- * The spherical distances from the circle's centre to the corners of grid cells (and to a cell's nearest point), with
- * the trigonometry of each corner latitude and longitude computed once: a corner is shared by four cells and a row's
- * latitude by all of its cells. The arithmetic is sphereDistance's, term for term, so the results are the same.
+ * The trigonometry of the corners of the edge level's cells below a circle's cover: each corner row's latitude,
+ * sin²(Δφ/2) and cos φ₀ · cos φ, each corner column's longitude and sin²(Δλ/2), computed once, and each corner's
+ * distance when first asked (a corner is shared by four cells). A coarser level's corner is one of these: corner
+ * (x, y) of level L is corner (x · 2^k, y · 2^k) of level L + k, with the very same latitude and longitude (the cell
+ * functions divide by a power of two). Typed arrays indexed from the cover's first row and column: Maps keyed by
+ * level, row and column, and a distance computed for each of a corner's four cells, were most of circleCells.
  */
 class CornerDistances {
+  readonly latitudes: Float64Array;
+  readonly longitudes: Float64Array;
+  private readonly rowSin: Float64Array;
+  private readonly rowCos: Float64Array;
+  private readonly columnSin: Float64Array;
+  private readonly distances: Float64Array;
+  /** Per corner column: the latitude of the foot of the perpendicular great circle (nearest). */
+  private readonly feet: Float64Array;
+  private readonly width: number;
+  /** The edge level's first corner column and row. */
+  readonly x0: number;
+  readonly y0: number;
   private readonly cosLat: number;
-  /** Per corner row (key `y · 32 + level`): sin²(Δφ/2) and cos φ₀ · cos φ. */
-  private readonly rows = new Map<number, [number, number]>();
-  /** Per corner column: sin²(Δλ/2). */
-  private readonly columns = new Map<number, number>();
-  /** Per corner row and column: the latitude and longitude (for `nearest`). */
-  private readonly latitudes = new Map<number, number>();
-  private readonly longitudes = new Map<number, number>();
+  private readonly sinLat: number;
 
   constructor(
     private readonly lat: number,
     private readonly lng: number,
+    cover: CellRun[],
+    start: number,
+    edgeLevel: number,
   ) {
     this.cosLat = Math.cos(lat * RADIANS);
-  }
-
-  /** The distance from the centre to the corner at the north-west of cell (x, y) of `level`. */
-  corner(level: number, x: number, y: number): number {
-    const rowKey = y * 32 + level;
-    let row = this.rows.get(rowKey);
-    if (row === undefined) {
-      const latitude = this.latitude(level, y);
-      const dLat = (latitude - this.lat) * RADIANS;
-      row = [Math.sin(dLat / 2) ** 2, this.cosLat * Math.cos(latitude * RADIANS)];
-      this.rows.set(rowKey, row);
+    this.sinLat = Math.sin(lat * RADIANS);
+    const scale = 2 ** (edgeLevel - start);
+    const first = cover[0];
+    const rows = cover.length * scale;
+    const columns = (first.x1 - first.x0 + 1) * scale;
+    this.x0 = first.x0 * scale;
+    this.y0 = first.cy * scale;
+    this.width = columns + 1;
+    this.latitudes = new Float64Array(rows + 1);
+    this.rowSin = new Float64Array(rows + 1);
+    this.rowCos = new Float64Array(rows + 1);
+    for (let i = 0; i <= rows; i++) {
+      const latitude = cellNorth(this.y0 + i, edgeLevel);
+      const dLat = (latitude - lat) * RADIANS;
+      this.latitudes[i] = latitude;
+      this.rowSin[i] = Math.sin(dLat / 2) ** 2;
+      this.rowCos[i] = this.cosLat * Math.cos(latitude * RADIANS);
     }
-    const columnKey = x * 32 + level;
-    let column = this.columns.get(columnKey);
-    if (column === undefined) {
-      const dLng = (this.longitude(level, x) - this.lng) * RADIANS;
-      column = Math.sin(dLng / 2) ** 2;
-      this.columns.set(columnKey, column);
+    this.longitudes = new Float64Array(columns + 1);
+    this.columnSin = new Float64Array(columns + 1);
+    for (let i = 0; i <= columns; i++) {
+      const longitude = cellWest(this.x0 + i, edgeLevel);
+      const dLng = (longitude - lng) * RADIANS;
+      this.longitudes[i] = longitude;
+      this.columnSin[i] = Math.sin(dLng / 2) ** 2;
     }
-    const h = row[0] + row[1] * column;
-    return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+    this.distances = new Float64Array(this.width * (rows + 1)).fill(-1);
+    this.feet = new Float64Array(columns + 1).fill(NaN);
   }
 
   /**
-   * The distance from the centre to the nearest point of cell (x, y) of `level` (a latitude/longitude rectangle).
-   * Along a parallel the distance grows with the longitude difference, so the nearest point lies on the centre's
-   * meridian when the cell spans it (then straight north or south: R · Δφ), else on the nearer of the cell's two
-   * meridians. Along a meridian at longitude difference Δλ the distance falls towards the latitude
-   * φ* = atan2(sin φ₀, cos φ₀ · cos Δλ) (the foot of the perpendicular great circle) and rises away from it, so the
-   * nearest point is φ* clamped to the cell's latitudes.
+   * The distance from the centre to the corner at column and row (of the edge level, from x0 and y0), with
+   * sphereDistance's arithmetic term for term, so the result is the same.
    */
-  nearest(level: number, x: number, y: number): number {
-    const west = this.longitude(level, x);
-    const east = this.longitude(level, x + 1);
-    const north = this.latitude(level, y);
-    const south = this.latitude(level, y + 1);
-    if (this.lng >= west && this.lng <= east) {
-      const latitude = Math.min(Math.max(this.lat, south), north);
+  corner(column: number, row: number): number {
+    const at = row * this.width + column;
+    let distance = this.distances[at];
+    if (distance < 0) {
+      const h = this.rowSin[row] + this.rowCos[row] * this.columnSin[column];
+      distance = 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+      this.distances[at] = distance;
+    }
+    return distance;
+  }
+
+  /**
+   * The distance from the centre to the nearest point of the cell between corner columns west and east and corner
+   * rows north and south (a latitude/longitude rectangle). Along a parallel the distance grows with the longitude
+   * difference, so the nearest point lies on the centre's meridian when the cell spans it (then straight north or
+   * south: R · Δφ), else on the nearer of the cell's two meridians. Along a meridian at longitude difference Δλ the
+   * distance falls towards the latitude φ* = atan2(sin φ₀, cos φ₀ · cos Δλ) (the foot of the perpendicular great
+   * circle) and rises away from it, so the nearest point is φ* clamped to the cell's latitudes: a corner (already
+   * computed) unless φ* lies between them.
+   */
+  nearest(west: number, east: number, north: number, south: number): number {
+    const westLng = this.longitudes[west];
+    const eastLng = this.longitudes[east];
+    const northLat = this.latitudes[north];
+    const southLat = this.latitudes[south];
+    if (this.lng >= westLng && this.lng <= eastLng) {
+      const latitude = Math.min(Math.max(this.lat, southLat), northLat);
       return EARTH_RADIUS_M * Math.abs(latitude - this.lat) * RADIANS;
     }
-    const meridian = this.lng < west ? west : east;
-    const dLng = (meridian - this.lng) * RADIANS;
-    const foot = Math.atan2(Math.sin(this.lat * RADIANS), this.cosLat * Math.cos(dLng)) / RADIANS;
-    return sphereDistance(this.lat, this.lng, Math.min(Math.max(foot, south), north), meridian);
-  }
-
-  /** cellNorth, computed once per row. */
-  latitude(level: number, y: number): number {
-    const key = y * 32 + level;
-    let latitude = this.latitudes.get(key);
-    if (latitude === undefined) this.latitudes.set(key, (latitude = cellNorth(y, level)));
-    return latitude;
-  }
-
-  /** cellWest, computed once per column. */
-  longitude(level: number, x: number): number {
-    const key = x * 32 + level;
-    let longitude = this.longitudes.get(key);
-    if (longitude === undefined) this.longitudes.set(key, (longitude = cellWest(x, level)));
-    return longitude;
+    const side = this.lng < westLng ? west : east;
+    const meridian = this.longitudes[side];
+    let foot = this.feet[side];
+    if (Number.isNaN(foot)) {
+      const dLng = (meridian - this.lng) * RADIANS;
+      foot = Math.atan2(this.sinLat, this.cosLat * Math.cos(dLng)) / RADIANS;
+      this.feet[side] = foot;
+    }
+    if (foot >= northLat) return this.corner(side, north);
+    if (foot <= southLat) return this.corner(side, south);
+    return sphereDistance(this.lat, this.lng, foot, meridian);
   }
 }
 
 /**
- * Where a cell lies against the circle. Of a small latitude/longitude rectangle, the point farthest from any given
- * point is a corner (the distance grows with the longitude difference along a parallel, and along a meridian has no
- * maximum within a few degrees), so a cell is inside when its farthest corner is, with the spheroid's bound. It is
- * outside when its nearest point (CornerDistances.nearest) is beyond the radius, with the spheroid's bound. Anything
- * else is edge: tested library by library, so never wrong. This runs for a few thousand cells per dense circle: the
- * corners' distances come from CornerDistances.
+ * Where cell (cx, cy) of the level `shift` levels above the edge level lies against the circle. Of a small
+ * latitude/longitude rectangle, the point farthest from any given point is a corner (the distance grows with the
+ * longitude difference along a parallel, and along a meridian has no maximum within a few degrees), so a cell is
+ * inside when its farthest corner is, with the spheroid's bound. It is outside when its nearest point
+ * (CornerDistances.nearest) is beyond the radius, with the spheroid's bound. Anything else is edge: tested library by
+ * library, so never wrong. This runs for a few thousand cells per dense circle.
  */
 function place(
   corners: CornerDistances,
   radius: number,
-  level: number,
+  bounds: { shortest: number; longest: number },
+  shift: number,
   cx: number,
   cy: number,
-): Place {
-  const a = corners.corner(level, cx, cy);
-  const b = corners.corner(level, cx + 1, cy);
-  const c = corners.corner(level, cx, cy + 1);
-  const d = corners.corner(level, cx + 1, cy + 1);
-  if (Math.max(a, b, c, d) * LONGEST + SLACK_M <= radius) return 'inside';
-  if (corners.nearest(level, cx, cy) * SHORTEST > radius + SLACK_M) return 'outside';
-  return 'edge';
+): number {
+  const west = cx * 2 ** shift - corners.x0;
+  const east = (cx + 1) * 2 ** shift - corners.x0;
+  const north = cy * 2 ** shift - corners.y0;
+  const south = (cy + 1) * 2 ** shift - corners.y0;
+  const a = corners.corner(west, north);
+  const b = corners.corner(east, north);
+  const c = corners.corner(west, south);
+  const d = corners.corner(east, south);
+  if (Math.max(a, b, c, d) * bounds.longest + SLACK_M <= radius) return INSIDE;
+  if (corners.nearest(west, east, north, south) * bounds.shortest > radius + SLACK_M)
+    return OUTSIDE;
+  return EDGE;
 }
 
-/** Consecutive cells of one row and level as runs. */
-function runs(cells: { level: number; cx: number; cy: number }[]): CellRun[] {
-  const sorted = [...cells].sort((a, b) => a.level - b.level || a.cy - b.cy || a.cx - b.cx);
-  const out: CellRun[] = [];
-  for (const { level, cx, cy } of sorted) {
-    const last = out.at(-1);
-    if (last && last.level === level && last.cy === cy && last.x1 === cx - 1) last.x1 = cx;
-    else out.push({ level, cy, x0: cx, x1: cx });
-  }
-  return out;
+/** Adds cell cx of row cy to `out`, extending its last run when the cell follows it. */
+function addCell(out: CellRun[], level: number, cy: number, cx: number): void {
+  const last = out.length ? out[out.length - 1] : undefined;
+  if (last && last.level === level && last.cy === cy && last.x1 === cx - 1) last.x1 = cx;
+  else out.push({ level, cy, x0: cx, x1: cx });
 }
 
 /** The few coarse cells around a circle, and the levels circleCells works at (circleCover). */
@@ -240,43 +265,59 @@ export function circleCover(lat: number, lng: number, radiusMeters: number): Cir
 /**
  * The cells of the circle (geodesic, `radiusMeters` around lat/lng), or null when counting them does not pay (a
  * circle a few finest cells across) or the grid cannot serve it (the circle reaches a pole, Mercator's limit or the
- * antimeridian). A few thousand cells classified: about 1–3 ms of Node, so only for circles the grid serves.
+ * antimeridian). A few thousand cells classified: 50–110 µs of Node warm (session 11's per-cell Maps: 120–350; the
+ * first calls of a process ~1–2 ms while V8 compiles), so only for circles the grid serves.
  */
 export function circleCells(lat: number, lng: number, radiusMeters: number): CircleCells | null {
   const found = circleCover(lat, lng, radiusMeters);
   if (!found) return null;
   const { cover, start, edgeLevel } = found;
-  const corners = new CornerDistances(lat, lng);
-  const inside: { level: number; cx: number; cy: number }[] = [];
-  const edge: { level: number; cx: number; cy: number }[] = [];
-  let pending: { cx: number; cy: number }[] = [];
-  for (const { cy, x0, x1 } of cover) for (let cx = x0; cx <= x1; cx++) pending.push({ cx, cy });
+  const corners = new CornerDistances(lat, lng, cover, start, edgeLevel);
+  // The circle's own bounds, not Earth's: the ring of edge cells is narrower by the band they leave out (at 50 km,
+  // 1.1 % of the radius → 0.26 % at Berlin).
+  const bounds = sphereBounds(lat, lng, radiusMeters);
+  const inside: CellRun[] = [];
+  const edge: CellRun[] = [];
+  // The candidate cells of a level row by row, rows and cells in ascending order (children of the edge cells of the
+  // level above), so that the runs come out sorted and maximal without a sort.
+  let rows: number[] = [];
+  let cells: number[][] = [];
+  for (const { cy, x0, x1 } of cover) {
+    const row: number[] = [];
+    for (let cx = x0; cx <= x1; cx++) row.push(cx);
+    rows.push(cy);
+    cells.push(row);
+  }
   for (let level = start; level <= edgeLevel; level++) {
-    const next: { cx: number; cy: number }[] = [];
-    for (const { cx, cy } of pending) {
-      const where = place(corners, radiusMeters, level, cx, cy);
-      if (where === 'inside') inside.push({ level, cx, cy });
-      else if (where === 'edge' && level === edgeLevel) edge.push({ level, cx, cy });
-      else if (where === 'edge')
-        next.push(
-          { cx: cx * 2, cy: cy * 2 },
-          { cx: cx * 2 + 1, cy: cy * 2 },
-          { cx: cx * 2, cy: cy * 2 + 1 },
-          { cx: cx * 2 + 1, cy: cy * 2 + 1 },
-        );
+    const nextRows: number[] = [];
+    const nextCells: number[][] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const cy = rows[i];
+      const split: number[] = [];
+      for (const cx of cells[i]) {
+        const where = place(corners, radiusMeters, bounds, edgeLevel - level, cx, cy);
+        if (where === INSIDE) addCell(inside, level, cy, cx);
+        else if (where === EDGE && level === edgeLevel) addCell(edge, level, cy, cx);
+        else if (where === EDGE) split.push(cx * 2, cx * 2 + 1);
+      }
+      if (split.length) {
+        nextRows.push(cy * 2, cy * 2 + 1);
+        nextCells.push(split, split);
+      }
     }
-    pending = next;
+    rows = nextRows;
+    cells = nextCells;
   }
   // A hair wider than the cells (the exact cell test follows in SQL), as bookcase_map_cells_recount does.
-  const edgeRuns = runs(edge).map(({ level, cy, x0, x1 }) => ({
+  const edgeRuns = edge.map(({ level, cy, x0, x1 }) => ({
     level,
     cy,
     x0,
     x1,
-    west: corners.longitude(edgeLevel, x0) - 1e-9,
-    east: corners.longitude(edgeLevel, x1 + 1) + 1e-9,
-    north: corners.latitude(edgeLevel, cy) + 1e-9,
-    south: corners.latitude(edgeLevel, cy + 1) - 1e-9,
+    west: corners.longitudes[x0 - corners.x0] - 1e-9,
+    east: corners.longitudes[x1 + 1 - corners.x0] + 1e-9,
+    north: corners.latitudes[cy - corners.y0] + 1e-9,
+    south: corners.latitudes[cy + 1 - corners.y0] - 1e-9,
   }));
-  return { inside: runs(inside), edge: edgeRuns, edgeLevel, cover };
+  return { inside, edge: edgeRuns, edgeLevel, cover };
 }

@@ -10,7 +10,7 @@ import {
   type CircleCover,
   type EdgeRun,
 } from './circle-cells.js';
-import { nearBox } from './near-box.js';
+import { nearBox, sphereBounds } from './near-box.js';
 
 /** Everything a public list can filter and order by (validated by the query DTO). */
 export interface LibrarySearch {
@@ -247,7 +247,7 @@ export function addListConditions(
       const corner = (x: number, y: number) => `point(${sql.param(x)}, ${sql.param(y)})`;
       const around = `box(${corner(box.minLng, box.minLat)}, ${corner(box.maxLng, box.maxLat)})`;
       sql.and(`${APPROVED_POINT} <@ ${prepared ? `(SELECT ${around})` : around}`);
-      sql.and(withinRadius(sql, point, radiusMeters));
+      sql.and(withinRadius(sql, point, search.near, radiusMeters));
     } else if (radiusMeters !== undefined && ordered) {
       // The page: nearest first from libraries_approved_unit_vector_idx, each row tested as it comes. Every row the
       // walk reads before the page's last is nearer than it, so inside the circle too: it reads the page and the
@@ -258,7 +258,7 @@ export function addListConditions(
       sql.and(
         `bookcase_unit_vector(l.location) &&& ST_Expand(bookcase_unit_vector(${point}), ${sql.param(unitVectorReach(radiusMeters))})`,
       );
-      sql.and(withinRadius(sql, point, radiusMeters));
+      sql.and(withinRadius(sql, point, search.near, radiusMeters));
     } else if (radiusMeters !== undefined) {
       sql.and(`ST_DWithin(l.location, ${point}, ${sql.param(radiusMeters)})`);
     }
@@ -292,15 +292,23 @@ const SPHERE_RADIUS_M = 6_371_008.8;
 
 /**
  * Whether `l.location` lies within `radiusMeters` of `point` (geodesic on the spheroid, as ST_DWithin on geography
- * measures it), exactly, with the spheroid's distance computed only near the edge: the geodesic is between 0.994
- * and 1.005 times the sphere's distance (circle-cells.ts, SHORTEST and LONGEST; PostGIS's sphere has the mean radius),
- * so a library within (r − 1 m) / 1.005 on the sphere is inside, and one beyond (r + 1 m) / 0.994 outside. The
- * spheroid's test costs about 1.7 µs per row at 1M, the sphere's 0.55 (backend CPU over a 50 km circle near Paris,
- * ~12,000 rows: 28.3 → 17.5 ms per count).
+ * measures it), exactly, with the spheroid's distance computed only near the edge: around the circle the geodesic
+ * is between `shortest` and `longest` times the sphere's distance (near-box.ts, sphereBounds; PostGIS's sphere has
+ * the mean radius), so a library within (r − 1 m) / longest on the sphere is inside, and one beyond
+ * (r + 1 m) / shortest outside. The spheroid's test costs about 1.7 µs per row at 1M, the sphere's 0.55 (backend CPU
+ * over a 50 km circle near Paris, ~12,000 rows: 28.3 → 17.5 ms per count). Earth's bounds (0.994 … 1.005) left a
+ * band of 1.1 % of the radius to the spheroid; the circle's own latitudes narrow it to 0.2–0.7 % (50 km at Berlin:
+ * 1.00065 … 1.00327), which matters for the grid's edge libraries, all near the edge.
  */
-function withinRadius(sql: Sql, point: string, radiusMeters: number): string {
-  const inner = sql.param((radiusMeters - 1) / 1.005);
-  const outer = sql.param((radiusMeters + 1) / 0.994);
+function withinRadius(
+  sql: Sql,
+  point: string,
+  near: { lat: number; lng: number },
+  radiusMeters: number,
+): string {
+  const { shortest, longest } = sphereBounds(near.lat, near.lng, radiusMeters);
+  const inner = sql.param((radiusMeters - 1) / longest);
+  const outer = sql.param((radiusMeters + 1) / shortest);
   return `(_ST_DWithin(l.location, ${point}, ${inner}, false) OR (_ST_DWithin(l.location, ${point}, ${outer}, false)
       AND _ST_DWithin(l.location, ${point}, ${sql.param(radiusMeters)}, true)))`;
 }
@@ -1848,11 +1856,13 @@ export function placeCountAndPageQuery(
  * From this many libraries around a circle on (an upper bound from coarse cells: 1–7 times the circle's own at 1M),
  * its count reads the grid. Counted one by one, a match costs about 0.45 µs of backend CPU (index-only, the sphere's
  * test first: withinRadius); the grid's cost grows with the circle's edge, not its matches (the edge's libraries
- * tested, ~0.55 µs each, and a cell range per run), and its cells cost a second statement and 0.3–1 ms of Node.
+ * tested, ~0.55 µs each, and a cell range per run), and its cells cost a second statement and ~0.1 ms of Node.
  * Measured at 1M on the 54 circles with 300 matches or more of 500 proximity-random requests (backend CPU per
  * count, plain / grid; session 8): bounds below 5,000 1.2–1.6 / 1.4–1.7 ms; 5,300–7,300 1.6–2.9 / 1.6–2.1;
  * 9,100–9,600 3.7–4.3 / 2.1–2.7; 11,000–15,000 (4,000–11,600 matches) 4.2–7.6 / 1.1–3.2; from 17,500 3.3–19.8 /
  * 1.3–6.6. With Node's cells added, a threshold of 7,000–9,000 cost least over those circles (15,000: 23 % more).
+ * Session 12 (Node's cells ~0.1 ms, the spheroid's band narrower: sphereBounds), 1,539 circles of 2,000 requests,
+ * seed 7: 4,000–8,000 cost the same within 1 % (657–663 ms in all), 10,000 3 % more, 12,000 50 % more.
  * It was 15,000 while the grid tested cells wholly outside the circle and ran the cell functions for every edge
  * library, and 3,000 while the spheroid tested every match.
  */
@@ -1918,7 +1928,7 @@ function cellSum(sql: Sql, runs: CellRun[], facets: string): string {
  * The count of a circle library by library, or NULL when the coarse cells around it hold `gridFrom` libraries or
  * more: a circle with few libraries costs less counted one by one than through the grid's fixed part (measured at
  * 1M over random circles: 1.3–2.3 pg CPU-ms per count library by library, 2.6–3.3 through the grid; see
- * GRID_COUNT_FROM), and its grid cells need not be computed at all (circleCells: 0.3–1 ms of Node per circle). A NULL is then counted by
+ * GRID_COUNT_FROM), and its grid cells need not be computed at all (circleCells: ~0.1 ms of Node per circle). A NULL is then counted by
  * circleGridCountAndPageQuery.
  */
 function sparseCircleCount(
@@ -1967,7 +1977,7 @@ function gridCircleCount(sql: Sql, search: LibrarySearch): string | null {
   tested.and(`(${APPROVED_POINT} <@ k.core
     OR (bookcase_map_cell(bookcase_map_y(ST_Y(l.location::geometry)), ${level}::int) = e.cy
       AND bookcase_map_cell(bookcase_map_x(ST_X(l.location::geometry)), ${level}::int) BETWEEN e.x0 AND e.x1))`);
-  tested.and(withinRadius(tested, point, near.radiusMeters));
+  tested.and(withinRadius(tested, point, near, near.radiusMeters));
   if (country) tested.and(`l.country = ${country}`);
   if (search.hasPhoto === true) tested.and(HAS_PHOTO);
   if (search.hasPhoto === false) tested.and(`NOT ${HAS_PHOTO}`);

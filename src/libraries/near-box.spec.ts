@@ -1,4 +1,4 @@
-import { nearBox } from './near-box.js';
+import { nearBox, sphereBounds } from './near-box.js';
 
 describe('nearBox', () => {
   it('is centred on the point and wider in longitude away from the equator', () => {
@@ -25,5 +25,17 @@ describe('nearBox', () => {
     expect(nearBox(-16.5, 179.99, 5000)).toBeNull();
     expect(nearBox(65, -179.95, 5000)).toBeNull();
     expect(nearBox(-16.5, 179.9, 5000)).not.toBeNull();
+  });
+
+  it('bounds the geodesic against the sphere by the circle’s latitudes, Earth’s bounds without a box', () => {
+    const berlin = sphereBounds(52.52, 13.405, 50_000);
+    // M and N between 52.07° and 52.97°, widened by 1e-5: a band a quarter of Earth's 0.994 … 1.005.
+    expect(berlin.shortest).toBeGreaterThan(1.0006);
+    expect(berlin.longest).toBeLessThan(1.0033);
+    const equator = sphereBounds(0.1, 10, 25_000);
+    expect(equator.shortest).toBeLessThan(0.9945);
+    expect(equator.longest).toBeLessThan(1.0012);
+    expect(sphereBounds(88.6, 15.6, 100_000)).toEqual({ shortest: 0.994, longest: 1.005 });
+    expect(sphereBounds(-16.5, 179.98, 10_000)).toEqual({ shortest: 0.994, longest: 1.005 });
   });
 });

@@ -7,7 +7,7 @@
  * points far from every library.
  */
 import request from 'supertest';
-import { nearBox } from '../../src/libraries/near-box.js';
+import { nearBox, sphereBounds } from '../../src/libraries/near-box.js';
 import { withClient } from '../support/database.js';
 import { useTestSuite } from '../support/suite.js';
 
@@ -47,6 +47,34 @@ describe('proximity count', () => {
       }
       await client.query('VACUUM ANALYZE libraries');
     });
+  });
+
+  it('the geodesic stays within sphereBounds of the sphere’s distance around each centre (PostGIS’s own distances)', async () => {
+    // withinRadius and circleCells decide by the sphere alone outside the band these bounds leave: a point of the
+    // circle's surroundings whose geodesic/sphere ratio fell outside them would be counted wrongly.
+    for (const centre of CENTRES) {
+      const r = centre.radiusKm * 1000;
+      const { shortest, longest } = sphereBounds(centre.lat, centre.lng, r);
+      expect(shortest).toBeLessThan(longest);
+      const [ratios] = await withClient(db.url, async (client) => {
+        const { rows } = await client.query<{ low: number; high: number }>(
+          `SELECT min(ST_Distance(c, p, true) / ST_Distance(c, p, false)) AS low,
+                  max(ST_Distance(c, p, true) / ST_Distance(c, p, false)) AS high
+           FROM (SELECT ST_SetSRID(ST_MakePoint($1, $2), 4326)::geography AS c) c,
+                LATERAL (SELECT ST_Project(c, $3::float8 * f, radians(a / 4.0)) AS p
+                  FROM generate_series(0, 1439) AS a, unnest(ARRAY[0.3, 0.9, 0.99, 1.0, 1.006]) AS f) p`,
+          [centre.lng, centre.lat, r],
+        );
+        return rows;
+      });
+      expect({
+        centre: centre.name,
+        inside: ratios.low >= shortest && ratios.high <= longest,
+      }).toEqual({
+        centre: centre.name,
+        inside: true,
+      });
+    }
   });
 
   it('the box holds every point at exactly the radius, at every bearing', async () => {
