@@ -1659,11 +1659,14 @@ function matching(
 
 /**
  * The matching values (and countries) of a place filter's page by value (placeCountAndPageQuery, prepared: the text
- * is hidden from the plan). With `country` the text's length chooses at run time (one-time filters): one or two
- * characters, which no trigram narrows, read the country's values that contain them from their short grams' index
- * (library_*_counts_grams_idx, migration 1768100000001; they read every value of the country, at 1M
- * `country=GB&postal_code=10` all 68,976 GB postal codes for 113 libraries: 17–22 → 1.3–1.6 ms of backend CPU), a longer text the trigram
- * index; each scan behind OFFSET 0 so the other conditions cannot draw it to another index. `withoutPhoto` (has_photo=false) keeps only the values with an approved library without a
+ * is hidden from the plan). The text's length chooses at run time (one-time filters): one or two characters, which
+ * no trigram narrows, read the values that contain them from their short grams' index (library_*_counts_grams_idx,
+ * migration 1768100000001), in `country` or else in every country whose libraries have that gram
+ * (library_place_grams); a longer text reads the trigram index. Each scan behind OFFSET 0 so the other conditions
+ * cannot draw it to another index. With a country the trigram index read every value of the country (at 1M
+ * `country=GB&postal_code=10` all 68,976 GB postal codes for 113 libraries: 17–22 → 1.3–1.6 ms of backend CPU);
+ * without one it read and rechecked every value (at 100k `postal_code=55&page=18`: 38,070 values for 647, 58 ms).
+ * `withoutPhoto` (has_photo=false) keeps only the values with an approved library without a
  * primary photo (`approved > with_photo`, from the same index entries): every library of the others has one, so none
  * matches, and each value cost a probe of the place's index (at 1M `country=NL&has_photo=false&postal_code=100`:
  * 1,955 values, 10–14 ms).
@@ -1678,16 +1681,21 @@ function valuesOf(
   const column = `v.${place.column}`;
   const matches = hoistedMatches(place, 'v', escaped);
   const some = withoutPhoto ? 'v.approved > v.with_photo' : 'v.approved > 0';
-  if (!country)
-    return `SELECT ${column}, v.country FROM ${place.table} v WHERE ${matches} AND ${some}`;
-  return `SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country, v.approved${withoutPhoto ? ', v.with_photo' : ''} FROM ${place.table} v
+  const kept = `${column}, v.country, v.approved${withoutPhoto ? ', v.with_photo' : ''}`;
+  const grams = `bookcase_short_grams(v.country, ${place.matched('v')})`;
+  const short = country
+    ? `${grams} @> ARRAY[${country} || ${folded}]`
+    : `${grams} && (SELECT array_agg(g.country || ${folded}) FROM library_place_grams g
+            WHERE g.gram = '${place.column}:' || ${folded})`;
+  const inCountry = country ? ` AND v.country = ${country}` : '';
+  return `SELECT v.${place.column}, v.country FROM (SELECT ${kept} FROM ${place.table} v
         WHERE char_length(${folded}) <= 2
-          AND bookcase_short_grams(v.country, ${place.matched('v')}) @> ARRAY[${country} || ${folded}] OFFSET 0) v
-      WHERE ${matches} AND v.country = ${country} AND ${some}
+          AND ${short} OFFSET 0) v
+      WHERE ${matches}${inCountry} AND ${some}
     UNION ALL
-    SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country, v.approved${withoutPhoto ? ', v.with_photo' : ''} FROM ${place.table} v
+    SELECT v.${place.column}, v.country FROM (SELECT ${kept} FROM ${place.table} v
         WHERE char_length(${folded}) > 2 AND ${matches} OFFSET 0) v
-      WHERE v.country = ${country} AND ${some}`;
+      WHERE ${country ? `v.country = ${country} AND ` : ''}${some}`;
 }
 
 /**
@@ -1795,9 +1803,8 @@ export function placeCountAndPageQuery(
   const escaped = value(likeEscape(filter.text), 'text');
   const country = search.country ? value(search.country.toUpperCase(), 'char(2)') : null;
   const walked = walkedPlaces(country, `l.${place.column}`);
-  // The text's length chooses how valuesOf reads a country's values (a parameter only then: PostgreSQL refuses one it
-  // never sees).
-  const raw = country ? value(filter.text, 'text') : '';
+  // The text's length chooses how valuesOf reads the values.
+  const raw = value(filter.text, 'text');
   const folded = place.lower ? `lower(${raw})` : raw;
   const ofValue = new Sql(sql.params);
   ofValue.and(`l.status = 'approved'`);
@@ -2068,9 +2075,9 @@ function postalCodeDrives(
  * each pair. `drives` (postalCodeDrives) chooses the branch when the statement runs.
  */
 function matchingPairs(v: ReturnType<typeof bothPlacesValues>, drives: string): string {
-  // valuesOf reads the text's length only with a country.
+  // The text's length chooses how valuesOf reads the values.
   const folded = (place: Place) =>
-    !v.country ? '' : place === PLACES.city ? `lower(${v.city.raw})` : v.postalCode.raw;
+    place === PLACES.city ? `lower(${v.city.raw})` : v.postalCode.raw;
   const values = (place: Place) =>
     valuesOf(
       place,
