@@ -1583,6 +1583,20 @@ function placePhoto(id: string, hasPhoto: boolean): string {
 }
 
 /**
+ * `has_photo` of the approved libraries `l` that a place filter's page reads by value (or by pair) from a place's
+ * btree. has_photo=false is `photo_key IS NULL` on the row, so the read takes the place's partial index of libraries
+ * without a primary photo (migration 1768200000000) and meets only those, one probe of library_photos each; with
+ * placePhoto it read every library of the value and probed libraries_approved_without_photo_idx for each, four in
+ * five of which have a photo.
+ */
+function ofValuePhoto(hasPhoto: boolean): string {
+  return hasPhoto
+    ? placePhoto('l.id', true)
+    : `l.photo_key IS NULL AND NOT EXISTS (SELECT 1 FROM library_photos p
+        WHERE p.library_id = l.id AND p.status = 'approved')`;
+}
+
+/**
  * The place filter whose count and page come from its aggregates: exactly one of `city` and `postal_code`, with
  * `country` and `has_photo` or alone. With text or proximity (or both places) the list counts libraries as before.
  */
@@ -1810,7 +1824,7 @@ export function placeCountAndPageQuery(
   ofValue.and(`l.status = 'approved'`);
   ofValue.and(`l.${place.column} = v.${place.column}`);
   ofValue.and(`l.country = v.country`);
-  if (search.hasPhoto !== undefined) ofValue.and(placePhoto('l.id', search.hasPhoto));
+  if (search.hasPhoto !== undefined) ofValue.and(ofValuePhoto(search.hasPhoto));
   const columns = [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
   const limitParam = value(limit, 'int');
   const offsetParam = value(offset, 'int');
@@ -2168,7 +2182,7 @@ export function bothPlacesCountAndPageQuery(
   ofPair.and('l.postal_code = p.postal_code');
   ofPair.and('l.country = p.country');
   ofPair.and('l.city = p.city');
-  if (search.hasPhoto !== undefined) ofPair.and(placePhoto('l.id', search.hasPhoto));
+  if (search.hasPhoto !== undefined) ofPair.and(ofValuePhoto(search.hasPhoto));
   return {
     text: `WITH pairs AS MATERIALIZED (${pairs})
       SELECT t.total, r.* FROM (SELECT ${total} AS total, (SELECT count(*) FROM pairs) AS pairs OFFSET 0) t
