@@ -2160,8 +2160,10 @@ export function bothPlacesCountAndPageQuery(
 ): Statement {
   const sql = new Sql();
   const v = bothPlacesValues(sql, search);
-  const drives = `(SELECT ${postalCodeDrives(sql, search, v, way.driver)})`;
-  const pairs = matchingPairs(v, drives);
+  // The choice once, read by both branches of the pairs: as a subquery written in each it was two InitPlans, and
+  // both places' counts were computed twice (at 1M a three-character postal code's count reads its ~2,000 values).
+  const choice = postalCodeDrives(sql, search, v, way.driver);
+  const pairs = matchingPairs(v, '(SELECT d.postal_code FROM drives d)');
   const total = bothPlacesTotal(search, v, 'pairs p');
   const columns = [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
   const limitParam = placeValue(sql, limit, 'int', true);
@@ -2171,7 +2173,12 @@ export function bothPlacesCountAndPageQuery(
   // The walk reads about reach × approved (of the country, with one) ÷ total entries; the pairs one probe each and
   // up to `reach` libraries.
   const byPairs = `least(t.total::float8, t.pairs::float8 * ${reach}) + t.pairs`;
-  const dense = `${reach}::float8 * ${walkedApproved(v.country)} <= t.total::float8 * greatest(${way.walkEntries}, ${byPairs})`;
+  // With a country the floor of placeCountAndPageQuery's (PLACE_WALK_ENTRIES_IN_COUNTRY): a pair costs about what a
+  // value does, a probe of the postal code's index.
+  const floor = v.country
+    ? Math.min(way.walkEntries, PLACE_WALK_ENTRIES_IN_COUNTRY)
+    : way.walkEntries;
+  const dense = `${reach}::float8 * ${walkedApproved(v.country)} <= t.total::float8 * greatest(${floor}, ${byPairs})`;
   const walking = new Sql(sql.params);
   walking.and(hoistedMatches(PLACES.city, 'w', v.city.escaped));
   walking.and(hoistedMatches(PLACES.postalCode, 'w', v.postalCode.escaped));
@@ -2184,7 +2191,8 @@ export function bothPlacesCountAndPageQuery(
   ofPair.and('l.city = p.city');
   if (search.hasPhoto !== undefined) ofPair.and(ofValuePhoto(search.hasPhoto));
   return {
-    text: `WITH pairs AS MATERIALIZED (${pairs})
+    text: `WITH drives AS MATERIALIZED (SELECT ${choice} AS postal_code),
+      pairs AS MATERIALIZED (${pairs})
       SELECT t.total, r.* FROM (SELECT ${total} AS total, (SELECT count(*) FROM pairs) AS pairs OFFSET 0) t
        LEFT JOIN LATERAL (SELECT ${columns} FROM (
          (SELECT w.id, w.created_at FROM ${walked} ${walking.whereClause()} AND ${dense}
