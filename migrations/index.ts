@@ -32,6 +32,7 @@ import { LibrariesCountryPlaces1768100000000 } from './1768100000000-libraries-c
 import { PlaceCountsShortGrams1768100000001 } from './1768100000001-place-counts-short-grams.js';
 import { LibrariesWithoutPhotoNewest1768110000000 } from './1768110000000-libraries-without-photo-newest.js';
 import { LibrariesWithoutPhotoPlaces1768200000000 } from './1768200000000-libraries-without-photo-places.js';
+import { DropCountryCreatedIndex1768200000001 } from './1768200000001-drop-country-created-index.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   PlaceCountsShortGrams1768100000001,
   LibrariesWithoutPhotoNewest1768110000000,
   LibrariesWithoutPhotoPlaces1768200000000,
+  DropCountryCreatedIndex1768200000001,
 ];

@@ -2308,12 +2308,6 @@ CREATE INDEX idempotency_keys_created_at_idx ON public.idempotency_keys USING bt
 CREATE INDEX libraries_approved_city_created_idx ON public.libraries USING btree (city, country, created_at DESC, id DESC) INCLUDE (postal_code) WHERE ((status)::text = 'approved'::text);
 
 --
--- Name: libraries_approved_country_created_idx; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX libraries_approved_country_created_idx ON public.libraries USING btree (country, created_at DESC, id DESC) WHERE ((status)::text = 'approved'::text);
-
---
 -- Name: libraries_approved_country_created_places_idx; Type: INDEX; Schema: public; Owner: -
 --
 

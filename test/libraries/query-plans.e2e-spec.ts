@@ -254,6 +254,22 @@ describe('query plans of the library list', () => {
     );
   });
 
+  it('a country’s later pages walk libraries_approved_country_created_places_idx (the country index without places is gone)', async () => {
+    const [{ gone }] = await withClient(db.url, async (client) => {
+      const { rows } = await client.query<{ gone: boolean }>(
+        `SELECT to_regclass('libraries_approved_country_created_idx') IS NULL AS gone`,
+      );
+      return rows;
+    });
+    expect(gone).toBe(true);
+    const plan = await explainGeneric(
+      db.url,
+      countAndPageQuery({ country: 'de' }, null, 20, 40),
+      'country_walk',
+    );
+    expect(indexLoops(plan, 'libraries_approved_country_created_places_idx')).toBe(1);
+  });
+
   it('a place filter with country walks that country’s libraries alone, index-only (one place or both)', async () => {
     const [{ n: austrian }] = await withClient(
       db.url,
