@@ -31,6 +31,8 @@ import { LibrariesWithoutPhotoByCountry1768002000000 } from './1768002000000-lib
 import { LibrariesCountryPlaces1768100000000 } from './1768100000000-libraries-country-places.js';
 import { PlaceCountsShortGrams1768100000001 } from './1768100000001-place-counts-short-grams.js';
 import { LibrariesWithoutPhotoNewest1768110000000 } from './1768110000000-libraries-without-photo-newest.js';
+import { LibrariesWithoutPhotoPlaces1768200000000 } from './1768200000000-libraries-without-photo-places.js';
+import { DropCountryCreatedIndex1768200000001 } from './1768200000001-drop-country-created-index.js';
 
 /** Every migration, oldest first. Listed explicitly so the app, the CLI and the tests load the same set. */
 export const MIGRATIONS = [
@@ -67,4 +69,6 @@ export const MIGRATIONS = [
   LibrariesCountryPlaces1768100000000,
   PlaceCountsShortGrams1768100000001,
   LibrariesWithoutPhotoNewest1768110000000,
+  LibrariesWithoutPhotoPlaces1768200000000,
+  DropCountryCreatedIndex1768200000001,
 ];

@@ -2308,12 +2308,6 @@ CREATE INDEX idempotency_keys_created_at_idx ON public.idempotency_keys USING bt
 CREATE INDEX libraries_approved_city_created_idx ON public.libraries USING btree (city, country, created_at DESC, id DESC) INCLUDE (postal_code) WHERE ((status)::text = 'approved'::text);
 
 --
--- Name: libraries_approved_country_created_idx; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX libraries_approved_country_created_idx ON public.libraries USING btree (country, created_at DESC, id DESC) WHERE ((status)::text = 'approved'::text);
-
---
 -- Name: libraries_approved_country_created_places_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2368,6 +2362,12 @@ CREATE INDEX libraries_approved_postal_code_created_idx ON public.libraries USIN
 CREATE INDEX libraries_approved_unit_vector_idx ON public.libraries USING gist (public.bookcase_unit_vector(location) public.gist_geometry_ops_nd) WHERE ((status)::text = 'approved'::text);
 
 --
+-- Name: libraries_approved_without_photo_city_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_without_photo_city_created_idx ON public.libraries USING btree (city, country, created_at DESC, id DESC) INCLUDE (postal_code) WHERE (((status)::text = 'approved'::text) AND (photo_key IS NULL));
+
+--
 -- Name: libraries_approved_without_photo_country_created_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -2384,6 +2384,12 @@ CREATE INDEX libraries_approved_without_photo_created_idx ON public.libraries US
 --
 
 CREATE INDEX libraries_approved_without_photo_idx ON public.libraries USING btree (id) WHERE (((status)::text = 'approved'::text) AND (photo_key IS NULL) AND (id IS NOT NULL));
+
+--
+-- Name: libraries_approved_without_photo_postal_code_created_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX libraries_approved_without_photo_postal_code_created_idx ON public.libraries USING btree (postal_code, country, created_at DESC, id DESC) INCLUDE (city) WHERE (((status)::text = 'approved'::text) AND (photo_key IS NULL));
 
 --
 -- Name: libraries_city_trgm_idx; Type: INDEX; Schema: public; Owner: -

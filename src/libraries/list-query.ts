@@ -1591,6 +1591,20 @@ function placePhoto(id: string, hasPhoto: boolean): string {
 }
 
 /**
+ * `has_photo` of the approved libraries `l` that a place filter's page reads by value (or by pair) from a place's
+ * btree. has_photo=false is `photo_key IS NULL` on the row, so the read takes the place's partial index of libraries
+ * without a primary photo (migration 1768200000000) and meets only those, one probe of library_photos each; with
+ * placePhoto it read every library of the value and probed libraries_approved_without_photo_idx for each, four in
+ * five of which have a photo.
+ */
+function ofValuePhoto(hasPhoto: boolean): string {
+  return hasPhoto
+    ? placePhoto('l.id', true)
+    : `l.photo_key IS NULL AND NOT EXISTS (SELECT 1 FROM library_photos p
+        WHERE p.library_id = l.id AND p.status = 'approved')`;
+}
+
+/**
  * The place filter whose count and page come from its aggregates: exactly one of `city` and `postal_code`, with
  * `country` and `has_photo` or alone. With text or proximity (or both places) the list counts libraries as before.
  */
@@ -1667,11 +1681,14 @@ function matching(
 
 /**
  * The matching values (and countries) of a place filter's page by value (placeCountAndPageQuery, prepared: the text
- * is hidden from the plan). With `country` the text's length chooses at run time (one-time filters): one or two
- * characters, which no trigram narrows, read the country's values that contain them from their short grams' index
- * (library_*_counts_grams_idx, migration 1768100000001; they read every value of the country, at 1M
- * `country=GB&postal_code=10` all 68,976 GB postal codes for 113 libraries: 17–22 → 1.3–1.6 ms of backend CPU), a longer text the trigram
- * index; each scan behind OFFSET 0 so the other conditions cannot draw it to another index. `withoutPhoto` (has_photo=false) keeps only the values with an approved library without a
+ * is hidden from the plan). The text's length chooses at run time (one-time filters): one or two characters, which
+ * no trigram narrows, read the values that contain them from their short grams' index (library_*_counts_grams_idx,
+ * migration 1768100000001), in `country` or else in every country whose libraries have that gram
+ * (library_place_grams); a longer text reads the trigram index. Each scan behind OFFSET 0 so the other conditions
+ * cannot draw it to another index. With a country the trigram index read every value of the country (at 1M
+ * `country=GB&postal_code=10` all 68,976 GB postal codes for 113 libraries: 17–22 → 1.3–1.6 ms of backend CPU);
+ * without one it read and rechecked every value (at 100k `postal_code=55&page=18`: 38,070 values for 647, 58 ms).
+ * `withoutPhoto` (has_photo=false) keeps only the values with an approved library without a
  * primary photo (`approved > with_photo`, from the same index entries): every library of the others has one, so none
  * matches, and each value cost a probe of the place's index (at 1M `country=NL&has_photo=false&postal_code=100`:
  * 1,955 values, 10–14 ms).
@@ -1686,16 +1703,21 @@ function valuesOf(
   const column = `v.${place.column}`;
   const matches = hoistedMatches(place, 'v', escaped);
   const some = withoutPhoto ? 'v.approved > v.with_photo' : 'v.approved > 0';
-  if (!country)
-    return `SELECT ${column}, v.country FROM ${place.table} v WHERE ${matches} AND ${some}`;
-  return `SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country, v.approved${withoutPhoto ? ', v.with_photo' : ''} FROM ${place.table} v
+  const kept = `${column}, v.country, v.approved${withoutPhoto ? ', v.with_photo' : ''}`;
+  const grams = `bookcase_short_grams(v.country, ${place.matched('v')})`;
+  const short = country
+    ? `${grams} @> ARRAY[${country} || ${folded}]`
+    : `${grams} && (SELECT array_agg(g.country || ${folded}) FROM library_place_grams g
+            WHERE g.gram = '${place.column}:' || ${folded})`;
+  const inCountry = country ? ` AND v.country = ${country}` : '';
+  return `SELECT v.${place.column}, v.country FROM (SELECT ${kept} FROM ${place.table} v
         WHERE char_length(${folded}) <= 2
-          AND bookcase_short_grams(v.country, ${place.matched('v')}) @> ARRAY[${country} || ${folded}] OFFSET 0) v
-      WHERE ${matches} AND v.country = ${country} AND ${some}
+          AND ${short} OFFSET 0) v
+      WHERE ${matches}${inCountry} AND ${some}
     UNION ALL
-    SELECT v.${place.column}, v.country FROM (SELECT ${column}, v.country, v.approved${withoutPhoto ? ', v.with_photo' : ''} FROM ${place.table} v
+    SELECT v.${place.column}, v.country FROM (SELECT ${kept} FROM ${place.table} v
         WHERE char_length(${folded}) > 2 AND ${matches} OFFSET 0) v
-      WHERE v.country = ${country} AND ${some}`;
+      WHERE ${country ? `v.country = ${country} AND ` : ''}${some}`;
 }
 
 /**
@@ -1740,6 +1762,16 @@ export const PLACE_WALK_ENTRIES = 5000;
 
 /** PLACE_WALK_ENTRIES of a place filter with `country` (placeCountAndPageQuery). */
 export const PLACE_WALK_ENTRIES_IN_COUNTRY = 1500;
+
+/**
+ * PLACE_WALK_ENTRIES of a city filter (placeCountAndPageQuery). A city is large (at 1M the seed's ~17,000 libraries
+ * each), so its page by value reads one probe and at most `offset + limit` entries per matching city, which the
+ * values' estimate prices near nothing, and the fixed 5,000 decided: a walk of up to 5,000 entries (1.4–1.7 CPU-ms),
+ * where reading by value cost 0.25–0.45. Over the 508 city requests of 2,000 list-filters (seed 7, 100k), each forced
+ * both ways: walks 542 ms in all, by value 144, as chosen with 5,000 247, with 1,000 173, with 300 182 (by value
+ * 172 in that run). At 1M the city requests of the replay (seed 7, 533): 0.95 → 0.53 backend CPU-ms on average.
+ */
+export const PLACE_WALK_ENTRIES_CITY = 300;
 
 /** Approved libraries in all, the list's size (library_country_counts). */
 const APPROVED_ALL = '(SELECT sum(approved) FROM library_country_counts)';
@@ -1803,15 +1835,14 @@ export function placeCountAndPageQuery(
   const escaped = value(likeEscape(filter.text), 'text');
   const country = search.country ? value(search.country.toUpperCase(), 'char(2)') : null;
   const walked = walkedPlaces(country, `l.${place.column}`);
-  // The text's length chooses how valuesOf reads a country's values (a parameter only then: PostgreSQL refuses one it
-  // never sees).
-  const raw = country ? value(filter.text, 'text') : '';
+  // The text's length chooses how valuesOf reads the values.
+  const raw = value(filter.text, 'text');
   const folded = place.lower ? `lower(${raw})` : raw;
   const ofValue = new Sql(sql.params);
   ofValue.and(`l.status = 'approved'`);
   ofValue.and(`l.${place.column} = v.${place.column}`);
   ofValue.and(`l.country = v.country`);
-  if (search.hasPhoto !== undefined) ofValue.and(placePhoto('l.id', search.hasPhoto));
+  if (search.hasPhoto !== undefined) ofValue.and(ofValuePhoto(search.hasPhoto));
   const columns = [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
   const limitParam = value(limit, 'int');
   const offsetParam = value(offset, 'int');
@@ -1830,7 +1861,11 @@ export function placeCountAndPageQuery(
   // With a country the values are read from indexes that narrow them to the matching ones (valuesOf), at about a
   // tenth of a millisecond per value: a walk of more than PLACE_WALK_ENTRIES_IN_COUNTRY entries (~0.7 µs each) cost
   // more (at 1M `country=AU&postal_code=79&page_size=50`: 4,740 entries walked, 3.1–3.8 ms; by value 1.0–1.8).
-  const floor = country ? Math.min(walk.entries, PLACE_WALK_ENTRIES_IN_COUNTRY) : walk.entries;
+  const floor = Math.min(
+    walk.entries,
+    country ? PLACE_WALK_ENTRIES_IN_COUNTRY : walk.entries,
+    place === PLACES.city ? PLACE_WALK_ENTRIES_CITY : walk.entries,
+  );
   const budget = walk.upToTotal
     ? `greatest(${floor}, t.total * least(1, ${reach} * ${values}::float8 / ${approved}) * ${perRow})`
     : `${walk.entries}`;
@@ -2078,9 +2113,9 @@ function postalCodeDrives(
  * each pair. `drives` (postalCodeDrives) chooses the branch when the statement runs.
  */
 function matchingPairs(v: ReturnType<typeof bothPlacesValues>, drives: string): string {
-  // valuesOf reads the text's length only with a country.
+  // The text's length chooses how valuesOf reads the values.
   const folded = (place: Place) =>
-    !v.country ? '' : place === PLACES.city ? `lower(${v.city.raw})` : v.postalCode.raw;
+    place === PLACES.city ? `lower(${v.city.raw})` : v.postalCode.raw;
   const values = (place: Place) =>
     valuesOf(
       place,
@@ -2149,8 +2184,10 @@ export function bothPlacesCountAndPageQuery(
 ): Statement {
   const sql = new Sql();
   const v = bothPlacesValues(sql, search);
-  const drives = `(SELECT ${postalCodeDrives(sql, search, v, way.driver)})`;
-  const pairs = matchingPairs(v, drives);
+  // The choice once, read by both branches of the pairs: as a subquery written in each it was two InitPlans, and
+  // both places' counts were computed twice (at 1M a three-character postal code's count reads its ~2,000 values).
+  const choice = postalCodeDrives(sql, search, v, way.driver);
+  const pairs = matchingPairs(v, '(SELECT d.postal_code FROM drives d)');
   const total = bothPlacesTotal(search, v, 'pairs p');
   const columns = [LIST_ITEM_COLUMNS, favouritedColumn(sql, userId)].join(', ');
   const limitParam = placeValue(sql, limit, 'int', true);
@@ -2159,8 +2196,17 @@ export function bothPlacesCountAndPageQuery(
   const reach = `(${offsetParam}::int + ${limitParam}::int)`;
   // The walk reads about reach × approved (of the country, with one) ÷ total entries; the pairs one probe each and
   // up to `reach` libraries.
-  const byPairs = `least(t.total::float8, t.pairs::float8 * ${reach}) + t.pairs`;
-  const dense = `${reach}::float8 * ${walkedApproved(v.country)} <= t.total::float8 * greatest(${way.walkEntries}, ${byPairs})`;
+  // With has_photo each library read by pair is a probe too (placeCountAndPageQuery's `perRow`): without it, the lower
+  // floor in a country sent `country=DE&has_photo=true&city=Lei&postal_code=045` (1,877 matches) to 1,773 libraries
+  // by pair (4.3 ms) rather than a walk of 3,892 entries.
+  const perRow = search.hasPhoto === undefined ? 1 : 4;
+  const byPairs = `least(t.total::float8, t.pairs::float8 * ${reach}) * ${perRow} + t.pairs`;
+  // With a country the floor of placeCountAndPageQuery's (PLACE_WALK_ENTRIES_IN_COUNTRY): a pair costs about what a
+  // value does, a probe of the postal code's index.
+  const floor = v.country
+    ? Math.min(way.walkEntries, PLACE_WALK_ENTRIES_IN_COUNTRY)
+    : way.walkEntries;
+  const dense = `${reach}::float8 * ${walkedApproved(v.country)} <= t.total::float8 * greatest(${floor}, ${byPairs})`;
   const walking = new Sql(sql.params);
   walking.and(hoistedMatches(PLACES.city, 'w', v.city.escaped));
   walking.and(hoistedMatches(PLACES.postalCode, 'w', v.postalCode.escaped));
@@ -2171,9 +2217,10 @@ export function bothPlacesCountAndPageQuery(
   ofPair.and('l.postal_code = p.postal_code');
   ofPair.and('l.country = p.country');
   ofPair.and('l.city = p.city');
-  if (search.hasPhoto !== undefined) ofPair.and(placePhoto('l.id', search.hasPhoto));
+  if (search.hasPhoto !== undefined) ofPair.and(ofValuePhoto(search.hasPhoto));
   return {
-    text: `WITH pairs AS MATERIALIZED (${pairs})
+    text: `WITH drives AS MATERIALIZED (SELECT ${choice} AS postal_code),
+      pairs AS MATERIALIZED (${pairs})
       SELECT t.total, r.* FROM (SELECT ${total} AS total, (SELECT count(*) FROM pairs) AS pairs OFFSET 0) t
        LEFT JOIN LATERAL (SELECT ${columns} FROM (
          (SELECT w.id, w.created_at FROM ${walked} ${walking.whereClause()} AND ${dense}

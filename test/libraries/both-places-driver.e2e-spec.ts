@@ -7,7 +7,7 @@
 import request from 'supertest';
 import { bothPlacesCountAndPageQuery, type LibrarySearch } from '../../src/libraries/list-query.js';
 import { withClient } from '../support/database.js';
-import { explainGeneric, indexLoops } from '../support/plans.js';
+import { explainGeneric, indexLoops, nodesOf } from '../support/plans.js';
 import { useTestSuite } from '../support/suite.js';
 
 describe('both places: which place finds the pairs', () => {
@@ -90,6 +90,44 @@ describe('both places: which place finds the pairs', () => {
     expect(res.body.pagination.total).toBe(plain.rows.length);
     expect(res.body.items.map((item: { slug: string }) => item.slug)).toEqual(
       plain.rows.slice(10, 20).map((row) => row.slug),
+    );
+  });
+  it('computes the choice once, for both branches of the pairs', async () => {
+    // `109` has three characters, so its count reads the postal codes' values; as a subquery in each branch it was
+    // computed twice.
+    const plan = await explainGeneric(
+      db.url,
+      bothPlacesCountAndPageQuery({ city: 'köln', postalCode: '109' }, null, 20, 0),
+      'choice_once',
+    );
+    const reads = nodesOf(plan)
+      .filter((node) => node['Relation Name'] === 'library_postal_code_counts')
+      .reduce((sum, node) => sum + (node['Actual Loops'] ?? 0), 0);
+    expect(reads).toBe(1);
+  });
+
+  it('with a country, reads the pairs rather than walk the country past PLACE_WALK_ENTRIES_IN_COUNTRY entries', async () => {
+    // 105 libraries of 2,300 in DE, 11 pairs: the page ending at 100 walks about 2,200 entries, more than the
+    // country's floor of 1,500 (it walked up to 5,000, though a pair costs about what a value does).
+    const search: LibrarySearch = { city: 'köln', postalCode: '109', country: 'de' };
+    const plan = await explainGeneric(
+      db.url,
+      bothPlacesCountAndPageQuery(search, null, 20, 80),
+      'pairs_in_country',
+    );
+    expect(indexLoops(plan, 'libraries_approved_country_created_places_idx')).toBe(0);
+    expect(indexLoops(plan, 'libraries_approved_postal_code_created_idx')).toBeGreaterThan(0);
+    const res = await request(t.http)
+      .get('/api/v1/libraries/?city=köln&postal_code=109&country=de&page=5')
+      .expect(200);
+    const plain = await withClient(db.url, (client) =>
+      client.query<{ slug: string }>(
+        `SELECT slug FROM libraries WHERE status = 'approved' AND lower(city) LIKE '%köln%'
+           AND postal_code LIKE '%109%' AND country = 'DE' ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 80`,
+      ),
+    );
+    expect(res.body.items.map((item: { slug: string }) => item.slug)).toEqual(
+      plain.rows.map((row) => row.slug),
     );
   });
 });

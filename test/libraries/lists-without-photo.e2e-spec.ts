@@ -10,6 +10,7 @@
  */
 import request from 'supertest';
 import {
+  bothPlacesCountAndPageQuery,
   countAndPageQuery,
   placeCountAndPageQuery,
   placeFilter,
@@ -81,7 +82,7 @@ describe('lists without a photo', () => {
         upToTotal: false,
       });
       const probes = nodesOf(await explain(statement)).filter(
-        (node) => node['Index Name'] === 'libraries_approved_postal_code_created_idx',
+        (node) => node['Index Name'] === 'libraries_approved_without_photo_postal_code_created_idx',
       );
       // The values 70003, 70030, 70057 (in FR: 70030), not all 60 (in FR: 30).
       expect(probes.map((node) => node['Actual Loops'])).toEqual([search.country ? 1 : 3]);
@@ -93,5 +94,58 @@ describe('lists without a photo', () => {
     expect(res.body.items.map((item: { slug: string }) => item.slug)).toEqual(
       await plain(`postal_code LIKE '%700%'`, 50, 0),
     );
+  });
+  it('reads by value only the libraries without a primary photo, from the place’s partial index', async () => {
+    // 55555 (in both countries) and each city: 1,700 and 2,000 libraries, four in five with a photo. By value, the
+    // page read every library of a value up to the page's end (60 with a photo or not) from the place's index and
+    // probed libraries_approved_without_photo_idx for each; now 60 without a photo per value.
+    for (const [search, index, where, values] of [
+      [
+        { postalCode: '5555', hasPhoto: false },
+        'libraries_approved_without_photo_postal_code_created_idx',
+        `postal_code LIKE '%5555%'`,
+        2,
+      ],
+      [
+        { city: 'bon', hasPhoto: false },
+        'libraries_approved_without_photo_city_created_idx',
+        `lower(city) LIKE '%bon%'`,
+        1,
+      ],
+      [
+        { city: 'lil', postalCode: '5555', hasPhoto: false, country: 'fr' },
+        'libraries_approved_without_photo_postal_code_created_idx',
+        `lower(city) LIKE '%lil%' AND postal_code LIKE '%5555%' AND country = 'FR'`,
+        1,
+      ],
+    ] satisfies [LibrarySearch, string, string, number][]) {
+      const statement =
+        search.city && search.postalCode
+          ? bothPlacesCountAndPageQuery(search, null, 20, 40, {
+              driver: 'postal_code',
+              walkEntries: 0,
+            })
+          : placeCountAndPageQuery(search, placeFilter(search)!, null, 20, 40, {
+              entries: 0,
+              upToTotal: false,
+            });
+      const nodes = nodesOf(await explain(statement));
+      const read = nodes
+        .filter((node) => node['Index Name'] === index)
+        .reduce((sum, node) => sum + (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 0), 0);
+      expect({ search, read }).toEqual({ search, read: 60 * values });
+      const probed = nodes.filter(
+        (node) =>
+          node['Index Name'] === 'libraries_approved_without_photo_idx' &&
+          (node['Actual Loops'] ?? 0) > 0,
+      );
+      expect({ search, probed }).toEqual({ search, probed: [] });
+      const rows = await withClient(
+        db.url,
+        async (client) =>
+          (await client.query<{ slug: string | null }>(statement.text, statement.params)).rows,
+      );
+      expect(rows.map((row) => row.slug)).toEqual(await plain(where, 20, 40));
+    }
   });
 });
