@@ -8,6 +8,7 @@ import {
   PreparedReader,
   type StatementInfo,
 } from './prepared-reader.js';
+import { FAST_TIMESTAMP_TYPES, ISO_TIMESTAMP_TYPES, type TypeParsers } from './timestamp-parser.js';
 
 describe('parameterText', () => {
   it('gives parameters the text form pg sends', () => {
@@ -68,11 +69,24 @@ describe('PreparedReader capture', () => {
 describe('PreparedRead', () => {
   const field = (name: string, dataTypeID: number) =>
     ({ name, dataTypeID, format: 'text' }) as pg.FieldDef;
-  const run = (statement: StatementInfo, fields: pg.FieldDef[], rows: (string | null)[][]) => {
+  const run = (
+    statement: StatementInfo,
+    fields: pg.FieldDef[],
+    rows: (string | null)[][],
+    types: TypeParsers = FAST_TIMESTAMP_TYPES,
+  ) => {
     let answer: { error?: Error; rows?: unknown[] } = {};
-    const read = new PreparedRead('s', 'SELECT', [], statement, (error, result) => {
-      answer = error ? { error } : { rows: result.rows };
-    });
+    const read = new PreparedRead(
+      's',
+      'SELECT',
+      [],
+      statement,
+      (error, result) => {
+        answer = error ? { error } : { rows: result.rows };
+      },
+      null,
+      types,
+    );
     read.handleRowDescription({ fields });
     for (const row of rows) read.handleDataRow({ fields: row });
     // The rest of pg's Query, as the client calls it when the statement completes.
@@ -114,6 +128,30 @@ describe('PreparedRead', () => {
         run(statement, [field('id', 25), field('n', 20)], [['4', null]]).rows![0] as object,
       ),
     ).toEqual(['id', 'n']);
+  });
+
+  it('reads timestamptz as ISO 8601 text with ISO_TIMESTAMP_TYPES, with its own shape for the statement', () => {
+    const statement: StatementInfo = { digest: 'd', shape: null };
+    const fields = [field('id', 23), field('at', 1184)];
+    const rows = [
+      ['1', '2026-11-24 21:00:00.5+00'],
+      ['2', null],
+      ['3', 'infinity'],
+    ];
+    expect(run(statement, fields, rows, ISO_TIMESTAMP_TYPES).rows).toEqual([
+      { id: 1, at: '2026-11-24T21:00:00.500Z' },
+      { id: 2, at: null },
+      { id: 3, at: Infinity },
+    ]);
+    const iso = statement.shape;
+    // The same text read for Dates: not the ISO shape.
+    expect(run(statement, fields, rows.slice(0, 1)).rows).toEqual([
+      { id: 1, at: new Date('2026-11-24T21:00:00.500Z') },
+    ]);
+    expect(statement.shape).not.toBe(iso);
+    expect(run(statement, fields, rows.slice(0, 1), ISO_TIMESTAMP_TYPES).rows).toEqual([
+      { id: 1, at: '2026-11-24T21:00:00.500Z' },
+    ]);
   });
 
   it('builds rows of many columns as fast-mode objects (no dictionary-mode empty row to copy)', () => {

@@ -4,11 +4,18 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import pg from 'pg';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
-import { FAST_TIMESTAMP_TYPES, type TypeParser } from './timestamp-parser.js';
+import {
+  FAST_TIMESTAMP_TYPES,
+  ISO_TIMESTAMP_TYPES,
+  type TypeParser,
+  type TypeParsers,
+} from './timestamp-parser.js';
 
 /** The columns a prepared statement returns, with their parsers and an empty row (every column null, in order). */
 interface RowShape {
   fields: pg.FieldDef[];
+  /** The type parsers `parsers` come from. */
+  types: TypeParsers;
   parsers: TypeParser[];
   empty: Record<string, unknown>;
 }
@@ -22,7 +29,7 @@ export interface StatementInfo {
 /** The parts of pg's Query (internal, untyped) a PreparedRead sets or reads. */
 interface QueryInternals {
   name: string;
-  types: typeof FAST_TIMESTAMP_TYPES;
+  types: TypeParsers;
   _canceledDueToError: Error | false;
   _result: { fields: pg.FieldDef[]; rows: unknown[] };
 }
@@ -63,7 +70,7 @@ function sameFields(a: pg.FieldDef[], b: pg.FieldDef[]): boolean {
   return true;
 }
 
-function rowShape(fields: pg.FieldDef[]): RowShape {
+function rowShape(fields: pg.FieldDef[], types: TypeParsers): RowShape {
   // Built in one step: an object given more than 16 properties one keyed store at a time (`empty[name] = null`, as
   // pg's Result does) falls into V8's dictionary mode, and every row spread from it was built through the slow
   // path (24 columns: about 6 µs per row against 0.6; issue 22). Same keys, same order (a repeated name keeps its
@@ -73,11 +80,9 @@ function rowShape(fields: pg.FieldDef[]): RowShape {
   );
   return {
     fields,
+    types,
     parsers: fields.map((field) =>
-      FAST_TIMESTAMP_TYPES.getTypeParser(
-        field.dataTypeID,
-        field.format === 'binary' ? 'binary' : 'text',
-      ),
+      types.getTypeParser(field.dataTypeID, field.format === 'binary' ? 'binary' : 'text'),
     ),
     empty,
   };
@@ -109,11 +114,12 @@ export class PreparedRead extends pg.Query {
     private readonly statement: StatementInfo,
     callback: (error: Error | undefined, result: { rows: unknown[] }) => void,
     private readonly genericPlan: string | null = null,
+    private readonly typeParsers: TypeParsers = FAST_TIMESTAMP_TYPES,
   ) {
     super(text, values, callback);
     const self = this as unknown as QueryInternals;
     self.name = name;
-    self.types = FAST_TIMESTAMP_TYPES;
+    self.types = typeParsers;
     this.settingPlan = genericPlan !== null;
   }
 
@@ -149,9 +155,9 @@ export class PreparedRead extends pg.Query {
   handleRowDescription(message: { fields: pg.FieldDef[] }): void {
     const known = this.statement.shape;
     this.shape =
-      known && sameFields(known.fields, message.fields)
+      known && known.types === this.typeParsers && sameFields(known.fields, message.fields)
         ? known
-        : (this.statement.shape = rowShape(message.fields));
+        : (this.statement.shape = rowShape(message.fields, this.typeParsers));
     (this as unknown as QueryInternals)._result.fields = message.fields;
   }
 
@@ -240,12 +246,16 @@ export class PreparedReader {
    * keeps a generic plan only when that is estimated to cost no more; a `generic` one runs on its generic plan from
    * its first execution (PreparedRead: for statements written so that their plan does not depend on their values,
    * whose custom plans only cost planning). Unprepared reads go through TypeORM as usual.
-   * Prepared reads parse `timestamptz` with parseTimestamptz (the same Dates as pg's parser, cheaper).
+   * Prepared reads parse `timestamptz` with parseTimestamptz (the same Dates as pg's parser, cheaper), or with
+   * `timestamps: 'iso'` into the ISO 8601 text the Date's `toISOString()` would give (isoTimestamptz: for rows whose
+   * timestamps are only sent on as that text; a value it cannot write so is still a Date). Unprepared reads give
+   * Dates either way.
    */
   async read<T>(
     text: string,
     params: unknown[],
     prepared: boolean | 'generic' = true,
+    timestamps: 'date' | 'iso' = 'date',
   ): Promise<T[]> {
     if (this.capture && this.capture.statements.length < this.capture.limit)
       this.capture.statements.push({
@@ -272,6 +282,7 @@ export class PreparedReader {
             statement,
             (error, result) => (error ? reject(error) : resolve(result.rows as T[])),
             prepared === 'generic' ? `lib_${id}_generic` : null,
+            timestamps === 'iso' ? ISO_TIMESTAMP_TYPES : FAST_TIMESTAMP_TYPES,
           ),
         );
       });
