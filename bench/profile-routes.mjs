@@ -45,6 +45,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
     profile: { type: 'string' },
     floor: { type: 'boolean', default: false },
+    preload: { type: 'string' },
     server: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
@@ -89,6 +90,7 @@ for (const name of only) if (!scenarios[name]) throw new Error(`unknown scenario
 const temp = mkdtempSync(join(tmpdir(), 'profile-routes-'));
 const port = 20000 + Math.floor(Math.random() * 20000);
 const serverArgs = values.profile ? ['--inspect=127.0.0.1:0'] : [];
+if (values.preload) serverArgs.push('--import', values.preload);
 const server = spawn(process.execPath, [...serverArgs, join(dist, 'src/main.js')], {
   cwd: dirname(dist),
   env: {
@@ -211,12 +213,22 @@ const floorSettings = {
   warmup: Number(values.warmup),
 };
 
+/** The preload's counters (a preload that prints `data-events {json}` on SIGUSR2, e.g. counting socket reads). */
+async function preloadCounts() {
+  const from = output.length;
+  server.kill('SIGUSR2');
+  for (let i = 0; i < 50 && !output.slice(from).includes('\n'); i += 1) await sleep(20);
+  const line = /data-events (\{.*\})/.exec(output.slice(from));
+  return line ? JSON.parse(line[1]) : null;
+}
+
 const results = [];
 for (let round = 1; round <= Number(values.rounds); round += 1) {
   const row = {};
   for (const name of only) {
     await drive(scenarios[name], Number(values.warmup));
     if (profiler) await profiler.call('Profiler.start');
+    const eventsBefore = values.preload ? await preloadCounts() : null;
     const cpuBefore = cpuMs(server.pid);
     const started = performance.now();
     const counts = await drive(scenarios[name], Number(values.seconds));
@@ -228,6 +240,13 @@ for (let round = 1; round <= Number(values.rounds); round += 1) {
       writeFileSync(join(values.profile, `${name}.requests`), String(counts.ok + counts.other));
     }
     const perRequest = cpu / (counts.ok + counts.other);
+    if (eventsBefore) {
+      const after = await preloadCounts();
+      const n = counts.ok + counts.other;
+      console.log(
+        `  ${name}: per request ${((after.pg - eventsBefore.pg) / n).toFixed(2)} pg socket reads (${((after.pgBytes - eventsBefore.pgBytes) / n).toFixed(0)} bytes), ${((after.http - eventsBefore.http) / n).toFixed(2)} http reads`,
+      );
+    }
     row[name] = perRequest;
     const above = row.ceiling === undefined ? '' : `  above ceiling ${(perRequest - row.ceiling).toFixed(3)}`;
     console.log(
