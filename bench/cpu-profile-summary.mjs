@@ -26,8 +26,8 @@ const { values, positionals } = parseArgs({
     'base-requests': { type: 'string' },
     top: { type: 'string', default: '40' },
     inclusive: { type: 'string' },
-    callers: { type: "string" },
-    depth: { type: "string" },
+    callers: { type: 'string' },
+    depth: { type: 'string' },
     from: { type: 'string' },
     to: { type: 'string' },
   },
@@ -56,7 +56,8 @@ function summarise(path, inclusiveNames) {
   const profile = JSON.parse(readFileSync(path, 'utf8'));
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parent.set(child, node.id);
   const from = values.from === undefined ? -Infinity : Number(values.from) * 1e6;
   const to = values.to === undefined ? Infinity : Number(values.to) * 1e6;
   const byFunction = new Map();
@@ -86,7 +87,11 @@ function summarise(path, inclusiveNames) {
     total += us;
     if (name === values.callers) {
       const chain = [];
-      for (let id = parent.get(node.id); id !== undefined && chain.length < Number(values.depth ?? 3); id = parent.get(id)) {
+      for (
+        let id = parent.get(node.id);
+        id !== undefined && chain.length < Number(values.depth ?? 3);
+        id = parent.get(id)
+      ) {
         const f = nodes.get(id).callFrame;
         chain.push(`${f.functionName || '(anonymous)'} ${fileGroup(f.url)}:${f.lineNumber + 1}`);
       }

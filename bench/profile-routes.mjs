@@ -94,6 +94,7 @@ if (values.preload) serverArgs.push('--import', values.preload);
 const server = spawn(process.execPath, [...serverArgs, join(dist, 'src/main.js')], {
   cwd: dirname(dist),
   env: {
+    // eslint-disable-next-line no-restricted-syntax -- the child's search path, as scripts/bench.mjs passes it
     PATH: process.env.PATH,
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
@@ -126,7 +127,7 @@ const base = `http://127.0.0.1:${port}`;
 for (let i = 0; ; i += 1) {
   if (server.exitCode !== null) throw new Error(`server exited:\n${output}`);
   try {
-    if ((await fetch(`${base}/ready`)).ok) break;
+    if ((await globalThis.fetch(`${base}/ready`)).ok) break;
   } catch {
     // not listening yet
   }
@@ -136,7 +137,7 @@ for (let i = 0; ; i += 1) {
 
 /** The inspector's Profiler, over the server's WebSocket. */
 async function inspector() {
-  const socket = new WebSocket(inspectorUrl);
+  const socket = new globalThis.WebSocket(inspectorUrl);
   await new Promise((resolve, reject) => {
     socket.onopen = resolve;
     socket.onerror = reject;
@@ -199,9 +200,9 @@ async function drive(next, seconds) {
 async function capture(next, count) {
   const groups = [];
   for (let i = 0; i < count; i += 1) {
-    await fetch(`${base}${API}/bench/capture`, { method: 'POST' });
-    await (await fetch(`${base}${next()}`)).arrayBuffer();
-    const { items } = await (await fetch(`${base}${API}/bench/capture`)).json();
+    await globalThis.fetch(`${base}${API}/bench/capture`, { method: 'POST' });
+    await (await globalThis.fetch(`${base}${next()}`)).arrayBuffer();
+    const { items } = await (await globalThis.fetch(`${base}${API}/bench/capture`)).json();
     if (items.length) groups.push(items);
   }
   return groups;
@@ -248,7 +249,8 @@ for (let round = 1; round <= Number(values.rounds); round += 1) {
       );
     }
     row[name] = perRequest;
-    const above = row.ceiling === undefined ? '' : `  above ceiling ${(perRequest - row.ceiling).toFixed(3)}`;
+    const above =
+      row.ceiling === undefined ? '' : `  above ceiling ${(perRequest - row.ceiling).toFixed(3)}`;
     console.log(
       `round ${round} ${name.padEnd(17)} ${(counts.ok / seconds).toFixed(0).padStart(6)} req/s  ${counts.other} non-2xx  node ${perRequest.toFixed(3)} CPU-ms/req${above}`,
     );
