@@ -2,12 +2,15 @@ import { setFlagsFromString } from 'node:v8';
 import type pg from 'pg';
 import type { DataSource } from 'typeorm';
 import {
+  binaryArrayTypes,
+  binaryNumberArray,
   numberArrayText,
   parameterText,
   PreparedRead,
   PreparedReader,
   type StatementInfo,
 } from './prepared-reader.js';
+import { FAST_TIMESTAMP_TYPES, ISO_TIMESTAMP_TYPES, type TypeParsers } from './timestamp-parser.js';
 
 describe('parameterText', () => {
   it('gives parameters the text form pg sends', () => {
@@ -35,6 +38,51 @@ describe('numberArrayText', () => {
     expect(numberArrayText(5)).toBe(5);
     expect(numberArrayText('{1}')).toBe('{1}');
     expect(numberArrayText(null)).toBeNull();
+  });
+});
+
+describe('binaryArrayTypes', () => {
+  it('finds the parameters every use of which is a cast to int[] or float8[]', () => {
+    expect(
+      binaryArrayTypes(
+        `SELECT $1::int[], $2::float8[], (SELECT $2::float8[]), $3::int, $4::int[], $4, $5::integer[],
+         $6::int[][], $7::float8[]::text, $8::text[], $9::int[], $9::float8[], $10::int4[], $11`,
+      ),
+    ).toEqual([23, 701, 0, 0, 23, 0, 701, 0, 0, 23, 0]);
+    expect(binaryArrayTypes('SELECT 1')).toEqual([]);
+    expect(binaryArrayTypes('SELECT $2::int[]')).toEqual([0, 23]);
+  });
+});
+
+describe('binaryNumberArray', () => {
+  const elements = (bytes: Buffer, width: number) =>
+    Array.from({ length: bytes.readInt32BE(12) }, (_, i) =>
+      width === 4 ? bytes.readInt32BE(24 + i * 8) : bytes.readDoubleBE(24 + i * 12),
+    );
+
+  it("writes PostgreSQL's binary array of int4 or float8, the text form's values", () => {
+    const ints = binaryNumberArray([3, -1, -0, 2147483647, -2147483648], 23)!;
+    expect([ints.readInt32BE(0), ints.readInt32BE(4), ints.readUInt32BE(8)]).toEqual([1, 0, 23]);
+    expect([ints.readInt32BE(12), ints.readInt32BE(16), ints.readInt32BE(20)]).toEqual([5, 1, 4]);
+    expect(ints).toHaveLength(20 + 5 * 8);
+    expect(elements(ints, 4)).toEqual([3, -1, 0, 2147483647, -2147483648]);
+    const values = [0.1, -2.5e-9, 1e21, -0, 5e-324, NaN, Infinity, -13.404954];
+    const floats = binaryNumberArray(values, 701)!;
+    expect([floats.readUInt32BE(8), floats.readInt32BE(20)]).toEqual([701, 8]);
+    const read = elements(floats, 8);
+    // The doubles PostgreSQL reads from the text form, −0 as 0.
+    expect(read.map(String)).toEqual(values.map(String));
+    expect(Object.is(read[3], 0)).toBe(true);
+    const empty = binaryNumberArray([], 23)!;
+    expect([empty.length, empty.readInt32BE(0), empty.readUInt32BE(8)]).toEqual([12, 0, 23]);
+  });
+
+  it('leaves to the text form what PostgreSQL would not read as such an array', () => {
+    expect(binaryNumberArray([1, 2.5], 23)).toBeNull();
+    expect(binaryNumberArray([2147483648], 23)).toBeNull();
+    expect(binaryNumberArray([1, null], 701)).toBeNull();
+    expect(binaryNumberArray(['1'], 701)).toBeNull();
+    expect(binaryNumberArray('{1}', 23)).toBeNull();
   });
 });
 
@@ -68,11 +116,24 @@ describe('PreparedReader capture', () => {
 describe('PreparedRead', () => {
   const field = (name: string, dataTypeID: number) =>
     ({ name, dataTypeID, format: 'text' }) as pg.FieldDef;
-  const run = (statement: StatementInfo, fields: pg.FieldDef[], rows: (string | null)[][]) => {
+  const run = (
+    statement: StatementInfo,
+    fields: pg.FieldDef[],
+    rows: (string | null)[][],
+    types: TypeParsers = FAST_TIMESTAMP_TYPES,
+  ) => {
     let answer: { error?: Error; rows?: unknown[] } = {};
-    const read = new PreparedRead('s', 'SELECT', [], statement, (error, result) => {
-      answer = error ? { error } : { rows: result.rows };
-    });
+    const read = new PreparedRead(
+      's',
+      'SELECT',
+      [],
+      statement,
+      (error, result) => {
+        answer = error ? { error } : { rows: result.rows };
+      },
+      null,
+      types,
+    );
     read.handleRowDescription({ fields });
     for (const row of rows) read.handleDataRow({ fields: row });
     // The rest of pg's Query, as the client calls it when the statement completes.
@@ -114,6 +175,30 @@ describe('PreparedRead', () => {
         run(statement, [field('id', 25), field('n', 20)], [['4', null]]).rows![0] as object,
       ),
     ).toEqual(['id', 'n']);
+  });
+
+  it('reads timestamptz as ISO 8601 text with ISO_TIMESTAMP_TYPES, with its own shape for the statement', () => {
+    const statement: StatementInfo = { digest: 'd', shape: null };
+    const fields = [field('id', 23), field('at', 1184)];
+    const rows = [
+      ['1', '2026-11-24 21:00:00.5+00'],
+      ['2', null],
+      ['3', 'infinity'],
+    ];
+    expect(run(statement, fields, rows, ISO_TIMESTAMP_TYPES).rows).toEqual([
+      { id: 1, at: '2026-11-24T21:00:00.500Z' },
+      { id: 2, at: null },
+      { id: 3, at: Infinity },
+    ]);
+    const iso = statement.shape;
+    // The same text read for Dates: not the ISO shape.
+    expect(run(statement, fields, rows.slice(0, 1)).rows).toEqual([
+      { id: 1, at: new Date('2026-11-24T21:00:00.500Z') },
+    ]);
+    expect(statement.shape).not.toBe(iso);
+    expect(run(statement, fields, rows.slice(0, 1), ISO_TIMESTAMP_TYPES).rows).toEqual([
+      { id: 1, at: '2026-11-24T21:00:00.500Z' },
+    ]);
   });
 
   it('builds rows of many columns as fast-mode objects (no dictionary-mode empty row to copy)', () => {

@@ -4,11 +4,18 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import pg from 'pg';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver.js';
-import { FAST_TIMESTAMP_TYPES, type TypeParser } from './timestamp-parser.js';
+import {
+  FAST_TIMESTAMP_TYPES,
+  ISO_TIMESTAMP_TYPES,
+  type TypeParser,
+  type TypeParsers,
+} from './timestamp-parser.js';
 
 /** The columns a prepared statement returns, with their parsers and an empty row (every column null, in order). */
 interface RowShape {
   fields: pg.FieldDef[];
+  /** The type parsers `parsers` come from. */
+  types: TypeParsers;
   parsers: TypeParser[];
   empty: Record<string, unknown>;
 }
@@ -17,12 +24,17 @@ interface RowShape {
 export interface StatementInfo {
   digest: string;
   shape: RowShape | null;
+  /**
+   * Per parameter (index 0 is `$1`), the element type OID of a number array sent in binary (binaryArrayTypes), or
+   * 0. Computed at the statement's first read; absent until then, and in StatementInfos made elsewhere.
+   */
+  arrayTypes?: number[];
 }
 
 /** The parts of pg's Query (internal, untyped) a PreparedRead sets or reads. */
 interface QueryInternals {
   name: string;
-  types: typeof FAST_TIMESTAMP_TYPES;
+  types: TypeParsers;
   _canceledDueToError: Error | false;
   _result: { fields: pg.FieldDef[]; rows: unknown[] };
 }
@@ -63,7 +75,7 @@ function sameFields(a: pg.FieldDef[], b: pg.FieldDef[]): boolean {
   return true;
 }
 
-function rowShape(fields: pg.FieldDef[]): RowShape {
+function rowShape(fields: pg.FieldDef[], types: TypeParsers): RowShape {
   // Built in one step: an object given more than 16 properties one keyed store at a time (`empty[name] = null`, as
   // pg's Result does) falls into V8's dictionary mode, and every row spread from it was built through the slow
   // path (24 columns: about 6 µs per row against 0.6; issue 22). Same keys, same order (a repeated name keeps its
@@ -73,11 +85,9 @@ function rowShape(fields: pg.FieldDef[]): RowShape {
   );
   return {
     fields,
+    types,
     parsers: fields.map((field) =>
-      FAST_TIMESTAMP_TYPES.getTypeParser(
-        field.dataTypeID,
-        field.format === 'binary' ? 'binary' : 'text',
-      ),
+      types.getTypeParser(field.dataTypeID, field.format === 'binary' ? 'binary' : 'text'),
     ),
     empty,
   };
@@ -109,11 +119,12 @@ export class PreparedRead extends pg.Query {
     private readonly statement: StatementInfo,
     callback: (error: Error | undefined, result: { rows: unknown[] }) => void,
     private readonly genericPlan: string | null = null,
+    private readonly typeParsers: TypeParsers = FAST_TIMESTAMP_TYPES,
   ) {
     super(text, values, callback);
     const self = this as unknown as QueryInternals;
     self.name = name;
-    self.types = FAST_TIMESTAMP_TYPES;
+    self.types = typeParsers;
     this.settingPlan = genericPlan !== null;
   }
 
@@ -149,9 +160,9 @@ export class PreparedRead extends pg.Query {
   handleRowDescription(message: { fields: pg.FieldDef[] }): void {
     const known = this.statement.shape;
     this.shape =
-      known && sameFields(known.fields, message.fields)
+      known && known.types === this.typeParsers && sameFields(known.fields, message.fields)
         ? known
-        : (this.statement.shape = rowShape(message.fields));
+        : (this.statement.shape = rowShape(message.fields, this.typeParsers));
     (this as unknown as QueryInternals)._result.fields = message.fields;
   }
 
@@ -211,6 +222,74 @@ export function numberArrayText(value: unknown): unknown {
   return `{${value.join(',')}}`;
 }
 
+const INT4_OID = 23;
+const FLOAT8_OID = 701;
+const ARRAY_CASTS: Record<string, number> = {
+  int: INT4_OID,
+  integer: INT4_OID,
+  int4: INT4_OID,
+  float8: FLOAT8_OID,
+};
+
+/**
+ * Per parameter of a statement, the element type of the number array PostgreSQL takes it as (int4 or float8), or 0:
+ * a parameter is such an array when every place the text names it is a cast to `int[]` or `float8[]` (so PostgreSQL
+ * gives the parameter that type: the list's runsArray and byIdsQuery write theirs so).
+ */
+export function binaryArrayTypes(text: string): number[] {
+  const casts = new Map<number, number>();
+  const uses = new Map<number, number>();
+  for (const match of text.matchAll(
+    /\$(\d+)(?!\d)(?:::(int|integer|int4|float8)\[\](?![\w[]))?/g,
+  )) {
+    const index = Number(match[1]) - 1;
+    uses.set(index, (uses.get(index) ?? 0) + 1);
+    const oid = match[2] === undefined ? -1 : ARRAY_CASTS[match[2]];
+    const known = casts.get(index);
+    casts.set(index, known === undefined || known === oid ? oid : -1);
+  }
+  const types: number[] = [];
+  for (const [index, oid] of casts) types[index] = oid > 0 && uses.get(index) ? oid : 0;
+  return Array.from(types, (oid) => oid ?? 0);
+}
+
+/**
+ * An array of numbers in PostgreSQL's binary array format (array_send: one dimension, no nulls, lower bound 1) with
+ * elements of `oid` (int4 or float8), or null when one of its values is not one PostgreSQL would read from its text
+ * form as that type (not a number; for int4, not an integer of 32 bits): that value keeps the text form, and its
+ * error. The values are the text form's, exactly: the same doubles (the text's digits read back), −0 as 0 (its text
+ * is `0`). pg sends a Buffer parameter in binary. A dense circle's grid statement carries about 1,100 numbers in 11
+ * arrays: written as text (numberArrayText), each float costs Node a shortest round-trip conversion and PostgreSQL a
+ * strtod (at 1M, numberArrayText was 41 µs of sampled Node time per proximity-random request on average, issue 22,
+ * brief 22n).
+ */
+export function binaryNumberArray(values: unknown, oid: number): Buffer | null {
+  if (!Array.isArray(values)) return null;
+  const width = oid === INT4_OID ? 4 : 8;
+  for (const value of values) {
+    if (typeof value !== 'number') return null;
+    if (width === 4 && !(Number.isInteger(value) && value >= -2147483648 && value <= 2147483647))
+      return null;
+  }
+  const n = values.length;
+  const bytes = Buffer.allocUnsafe(n === 0 ? 12 : 20 + n * (4 + width));
+  bytes.writeInt32BE(n === 0 ? 0 : 1, 0);
+  bytes.writeInt32BE(0, 4);
+  bytes.writeUInt32BE(oid, 8);
+  if (n === 0) return bytes;
+  bytes.writeInt32BE(n, 12);
+  bytes.writeInt32BE(1, 16);
+  let at = 20;
+  for (const value of values as number[]) {
+    bytes.writeInt32BE(width, at);
+    // `value + 0` is 0 for −0, as its text form.
+    if (width === 4) bytes.writeInt32BE(value + 0, at + 4);
+    else bytes.writeDoubleBE(value + 0, at + 4);
+    at += 4 + width;
+  }
+  return bytes;
+}
+
 /**
  * Reads with named prepared statements on the app's pool. TypeORM's `query` never prepares, and for statements that
  * are costly to plan and run in a few shapes (proximity lists, the map's cells and tiles) PostgreSQL's planning was a
@@ -240,12 +319,16 @@ export class PreparedReader {
    * keeps a generic plan only when that is estimated to cost no more; a `generic` one runs on its generic plan from
    * its first execution (PreparedRead: for statements written so that their plan does not depend on their values,
    * whose custom plans only cost planning). Unprepared reads go through TypeORM as usual.
-   * Prepared reads parse `timestamptz` with parseTimestamptz (the same Dates as pg's parser, cheaper).
+   * Prepared reads parse `timestamptz` with parseTimestamptz (the same Dates as pg's parser, cheaper), or with
+   * `timestamps: 'iso'` into the ISO 8601 text the Date's `toISOString()` would give (isoTimestamptz: for rows whose
+   * timestamps are only sent on as that text; a value it cannot write so is still a Date). Unprepared reads give
+   * Dates either way.
    */
   async read<T>(
     text: string,
     params: unknown[],
     prepared: boolean | 'generic' = true,
+    timestamps: 'date' | 'iso' = 'date',
   ): Promise<T[]> {
     if (this.capture && this.capture.statements.length < this.capture.limit)
       this.capture.statements.push({
@@ -268,10 +351,11 @@ export class PreparedReader {
           new PreparedRead(
             name,
             text,
-            params.map(numberArrayText),
+            this.parameters(statement, text, params),
             statement,
             (error, result) => (error ? reject(error) : resolve(result.rows as T[])),
             prepared === 'generic' ? `lib_${id}_generic` : null,
+            timestamps === 'iso' ? ISO_TIMESTAMP_TYPES : FAST_TIMESTAMP_TYPES,
           ),
         );
       });
@@ -284,6 +368,19 @@ export class PreparedReader {
       // check, which reads `driverError`) see one kind whichever way a statement ran.
       throw new QueryFailedError(text, params, error as Error);
     }
+  }
+
+  /**
+   * A prepared read's parameters as pg sends them: number arrays the statement casts to `int[]` or `float8[]` in
+   * binary (binaryNumberArray), other number arrays as bare literals (numberArrayText), the rest as they are.
+   */
+  private parameters(statement: StatementInfo, text: string, params: unknown[]): unknown[] {
+    const types = (statement.arrayTypes ??= binaryArrayTypes(text));
+    return params.map((value, index) => {
+      if (!Array.isArray(value)) return value;
+      const oid = types[index];
+      return (oid ? binaryNumberArray(value, oid) : null) ?? numberArrayText(value);
+    });
   }
 
   private statement(text: string): StatementInfo {

@@ -32,7 +32,8 @@ export const LIST_CACHE_TTL_MS = 30_000;
 /**
  * Reads the public list of approved libraries: a page with its exact `total`, the latest libraries and the
  * per-country counts. It owns the memo of large results, which callers never see: they ask for a page and get one.
- * The SQL comes from `list-query.ts`.
+ * The SQL comes from `list-query.ts`. Rows are read with `timestamps: 'iso'`: a page's `created_at` is only ever
+ * sent as ISO 8601 text (LibraryMapper.item), which isoTimestamptz writes from PostgreSQL's text without a Date.
  */
 @Injectable()
 export class ApprovedListRepository {
@@ -121,6 +122,7 @@ export class ApprovedListRepository {
         first.text,
         first.params,
         listReadPlan(search),
+        'iso',
       );
       if (result[0].total === null) {
         // A circle with many libraries around it: counted from the map's grid, whose cells are computed only now,
@@ -186,7 +188,7 @@ export class ApprovedListRepository {
       return this.findByIds(window === null ? ids : ids.slice(offset, offset + limit), userId);
     }
     const { text, params } = pageQuery(search, userId, limit, offset);
-    return this.reader.read<ListItemRow>(text, params, listReadPlan(search));
+    return this.reader.read<ListItemRow>(text, params, listReadPlan(search), 'iso');
   }
 
   /**
@@ -197,7 +199,7 @@ export class ApprovedListRepository {
   private async findByIds(ids: number[], userId: number | null): Promise<ListItemRow[]> {
     if (!ids.length) return [];
     const { text, params } = byIdsQuery(ids, userId);
-    const rows = await this.reader.read<ListItemRow>(text, params, 'generic');
+    const rows = await this.reader.read<ListItemRow>(text, params, 'generic', 'iso');
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }

@@ -7,8 +7,9 @@ const mapper = new LibraryMapper(media);
 
 /** The list item as it was built before issue 22: the public fields spread, then the coordinates and the flag. */
 function spreadItem(row: ListItemRow) {
+  const createdAt = typeof row.created_at === 'string' ? new Date(row.created_at) : row.created_at;
   return {
-    ...publicLibraryFields(row, (key) => media.url(key)),
+    ...publicLibraryFields({ ...row, created_at: createdAt }, (key) => media.url(key)),
     lat: Number(row.lat),
     lng: Number(row.lng),
     is_favourited: Boolean(row.is_favourited),
@@ -78,6 +79,10 @@ const shapes: [string, ListItemRow][] = [
       created_at: new Date('1999-12-31T23:59:59.000Z'),
     },
   ],
+  [
+    "created_at as the ISO text of PreparedReader's timestamps: 'iso'",
+    { ...plain, created_at: '2026-01-02T03:04:05.678Z' },
+  ],
 ];
 
 describe('LibraryMapper.item', () => {
@@ -88,7 +93,7 @@ describe('LibraryMapper.item', () => {
   });
 
   it('accepts a created_at that is not a Date', () => {
-    const row = { ...plain, created_at: '2026-01-02T03:04:05.678Z' as unknown as Date };
+    const row = { ...plain, created_at: '2026-01-02T03:04:05.678Z' };
     expect(mapper.item(row).created_at).toBe('2026-01-02T03:04:05.678Z');
   });
 });

@@ -144,7 +144,8 @@ export class LibraryMapper {
       source: row.source,
       operator: row.operator,
       brand: row.brand,
-      created_at: isoTime(row.created_at),
+      // A string is the ISO 8601 text PreparedReader's `timestamps: 'iso'` made (isoTimestamptz): already the answer.
+      created_at: typeof row.created_at === 'string' ? row.created_at : isoTime(row.created_at),
       lat: Number(row.lat),
       lng: Number(row.lng),
       is_favourited: Boolean(row.is_favourited),

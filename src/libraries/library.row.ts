@@ -42,8 +42,12 @@ export interface LibraryRow {
   is_favourited: boolean;
 }
 
-/** A row of a public list page (list-query's LIST_ITEM_COLUMNS plus is_favourited). */
-export type ListItemRow = PublicLibraryColumns & Pick<LibraryRow, 'lat' | 'lng' | 'is_favourited'>;
+/**
+ * A row of a public list page (list-query's LIST_ITEM_COLUMNS plus is_favourited). Its `created_at` is a Date, or,
+ * read with PreparedReader's `timestamps: 'iso'`, already the ISO 8601 text the response sends (isoTimestamptz).
+ */
+export type ListItemRow = Omit<PublicLibraryColumns, 'created_at'> &
+  Pick<LibraryRow, 'lat' | 'lng' | 'is_favourited'> & { created_at: Date | string };
 
 export interface CommunityPhotoRow {
   id: number;

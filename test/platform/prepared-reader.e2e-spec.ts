@@ -66,6 +66,30 @@ describeWithDatabaseServer('PreparedReader on PostgreSQL', () => {
     expect(await reader.read(arrays, params, 'generic')).toEqual(expected);
   });
 
+  it('sends number arrays cast to int[] or float8[] in binary, to the values of their text form', async () => {
+    const arrays = `SELECT $1::int[] AS ints, $2::float8[] AS floats, $2::float8[]::text AS floats_text,
+        $3::float8[] AS empty, array_length($2::float8[], 1) AS n, $4::int[] AS ints_text, $4 AS again,
+        (SELECT count(*) FROM unnest($5::int[]) i WHERE i = ANY($1::int[])) AS common`;
+    const params = [
+      [7, -0, -2147483648, 2147483647],
+      [NaN, Infinity, -Infinity, -0, 0.30000000000000004, 1e-300],
+      [],
+      [1, 2],
+      Array.from({ length: 1200 }, (_, i) => i - 600),
+    ];
+    const expected = await dataSource.query<unknown[]>(arrays, params);
+    expect(await reader.read(arrays, params, 'generic')).toEqual(expected);
+    expect(await reader.read(arrays, params)).toEqual(expected);
+    // Values PostgreSQL refuses as int4 keep the text form and its error.
+    const refused = (error: unknown) => String((error as Error).message);
+    const tooLarge = await dataSource.query('SELECT $1::int[] AS a', [[2147483648]]).catch(refused);
+    expect(await reader.read('SELECT $1::int[] AS a', [[2147483648]]).catch(refused)).toBe(
+      tooLarge,
+    );
+    const fraction = await dataSource.query('SELECT $1::int[] AS a', [[1.5]]).catch(refused);
+    expect(await reader.read('SELECT $1::int[] AS a', [[1.5]]).catch(refused)).toBe(fraction);
+  });
+
   it('follows a statement whose columns changed (a new connection describes other columns)', async () => {
     const star = 'SELECT * FROM reader_shape WHERE id = $1';
     await dataSource.query('CREATE TABLE reader_shape (id int, a text)');
