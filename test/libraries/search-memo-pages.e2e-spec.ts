@@ -1,9 +1,9 @@
 /**
- * A ranked page read with a count the memo keeps (issue 22, brief 22s, session 12): its ids are memoised with the
- * count, so the same page asked again reads only its rows by id instead of ranking the matches again (at 1M,
- * `search=bücher` page 1 asked twice within LIST_CACHE_TTL_MS ORed ~1,250 dense token rows twice). Pages read later
- * from the memoised count memoise their ids as before; a small result is read whole on every request. Every page
- * answers what plain SQL answers.
+ * Memoised `search` pages (issue 22, brief 22s, session 12). The first page read with a count the memo keeps keeps its
+ * ids too, so asked again it reads only its rows by id instead of ranking the matches again (at 1M, `search=bücher`
+ * page 1 asked twice within LIST_CACHE_TTL_MS ORed ~1,250 dense token rows twice); so does `q`'s. A page after the
+ * first is read as a window of ids from the top (substringPageWindow, as `q`'s textPageWindow), which serves the
+ * other pages within it. A small result is read whole on every request. Every page answers what plain SQL answers.
  */
 import request from 'supertest';
 import { PreparedReader } from '../../src/database/prepared-reader.js';
@@ -62,14 +62,34 @@ describe('a memoised ranked page keeps the ids read with its count', () => {
       total: want.length,
       ids: want.slice(offset, offset + limit),
     });
-    // Page 3 first: count and page in one statement, both memoised.
-    expect(await page('search=Regal&page=3')).toEqual({ ...expected(20, 40), reads: 1 });
-    // Asked again: its rows by id (main ranked the matches again: 2 statements).
-    expect(await page('search=Regal&page=3')).toEqual({ ...expected(20, 40), reads: 1 });
-    expect(await page('search=regal&page=3')).toEqual({ ...expected(20, 40), reads: 1 });
-    // Another page of the memoised count: its ids ranked once, then by id.
-    expect(await page('search=regal&page=1&page_size=7')).toEqual({ ...expected(7, 0), reads: 2 });
+    // Page 1: count and page in one statement, both memoised; asked again, its rows by id (main ranked the matches
+    // again: 2 statements).
+    expect(await page('search=Regal')).toEqual({ ...expected(20, 0), reads: 1 });
+    expect(await page('search=Regal&page=1')).toEqual({ ...expected(20, 0), reads: 1 });
+    // Page 3 of the memoised count: the window of 64 ids, then the rows; pages 2 and 3 and 2 of 30 within it, rows
+    // only (main: each page its own ids).
+    expect(await page('search=Regal&page=3')).toEqual({ ...expected(20, 40), reads: 2 });
+    for (const [query, limit, offset] of [
+      ['page=2', 20, 20],
+      ['page=3', 20, 40],
+      ['page=2&page_size=30', 30, 30],
+    ] as const)
+      expect(await page(`search=Regal&${query}`)).toEqual({ ...expected(limit, offset), reads: 1 });
+    // Page 7 (ids 120–139) crosses it: the window of 256, which serves page 10 (ids 180–199).
+    expect(await page('search=Regal&page=7')).toEqual({ ...expected(20, 120), reads: 2 });
+    expect(await page('search=Regal&page=10')).toEqual({ ...expected(20, 180), reads: 1 });
+    // Another text folded alike is another list in the memo; its first page read with its count, a page past the
+    // window's largest (1,024 ids) its own ids.
     expect(await page('search=regal&page=1&page_size=7')).toEqual({ ...expected(7, 0), reads: 1 });
+    expect(await page('search=regal&page=1&page_size=7')).toEqual({ ...expected(7, 0), reads: 1 });
+    expect(await page('search=regal&page=22&page_size=50')).toEqual({
+      ...expected(50, 1050),
+      reads: 2,
+    });
+    expect(await page('search=regal&page=22&page_size=50')).toEqual({
+      ...expected(50, 1050),
+      reads: 1,
+    });
     // Past the end: the last page, read after the count's empty page.
     const last = Math.ceil(want.length / 50);
     expect(await page(`search=regal&page=${last + 3}&page_size=50`)).toEqual({
