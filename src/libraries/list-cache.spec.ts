@@ -67,6 +67,19 @@ describe('ListCache', () => {
     expect([cache.has('a'), cache.has('b'), cache.has('c')]).toEqual([false, true, true]);
   });
 
+  it('serves a value it was given as one it computed, until it expires, within maxEntries', async () => {
+    cache.set('page\u0000a', [1, 2]);
+    expect(await cache.get('page\u0000a', compute(3), large)).toEqual([1, 2]);
+    expect(calls).toBe(0);
+    clock.current += 30_000;
+    expect(await cache.get('page\u0000a', compute(3), () => false)).toBe(3);
+    cache.set('b', 1);
+    cache.set('c', 2);
+    cache.set('d', 3);
+    expect([cache.has('b'), cache.has('c'), cache.has('d')]).toEqual([false, true, true]);
+    expect(cache.stats()).toEqual({ page: { hits: 1, shared: 0, misses: 1 } });
+  });
+
   it('counts hits, shared queries and misses per kind of key', async () => {
     await cache.get('count\u0000a', compute(500), large);
     await cache.get('count\u0000a', compute(500), large);

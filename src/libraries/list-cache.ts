@@ -64,6 +64,14 @@ export class ListCache {
     return promise;
   }
 
+  /**
+   * Keeps `value` under `key` as a computation would have (a value read beside another one, such as the first page's
+   * ids with its count): it then serves the next `get` of the key, which would otherwise compute it again.
+   */
+  set(key: string, value: unknown): void {
+    this.store(key, value);
+  }
+
   private store(key: string, value: unknown): void {
     this.entries.delete(key);
     this.entries.set(key, { value, expiresAt: this.clock.now() + this.options.ttlMs });

@@ -10,6 +10,7 @@ import {
   pageIdsQuery,
   pageQuery,
   searchWords,
+  substringPageWindow,
   worthPreparing,
   type LibrarySearch,
   type Statement,
@@ -403,6 +404,20 @@ describe('list-query', () => {
     expectConsistent(rows);
     expect(rows.params).toEqual([9, [3, 1, 2]]);
     expect(rows.text).toContain("l.status = 'approved'");
+  });
+
+  it('reads a memoised search page after the first as a window of ids from the top, for a search alone', () => {
+    expect(substringPageWindow({ search: 'regal' }, 20, 0)).toBeNull();
+    expect(substringPageWindow({ search: 'regal' }, 20, 20)).toBe(64);
+    expect(substringPageWindow({ search: 'regal' }, 20, 40)).toBe(64);
+    expect(substringPageWindow({ search: 'regal' }, 20, 60)).toBe(128);
+    expect(substringPageWindow({ search: 'regal' }, 20, 380)).toBe(512);
+    expect(substringPageWindow({ search: 'e' }, 24, 1000)).toBe(1024);
+    expect(substringPageWindow({ search: 'rund um die uhr' }, 20, 20)).toBe(64);
+    expect(substringPageWindow({ search: 'regal' }, 20, 1010)).toBeNull();
+    expect(substringPageWindow({ q: 'regal' }, 20, 20)).toBeNull();
+    expect(substringPageWindow({ search: 'regal', country: 'DE' }, 20, 20)).toBeNull();
+    expect(substringPageWindow({ search: 'regal', near: { lat: 48, lng: 16 } }, 20, 20)).toBeNull();
   });
 
   it('escapes LIKE wildcards and keeps at most 16 distinct words', () => {

@@ -1498,6 +1498,24 @@ export function substringCountAndPageQuery(
 }
 
 /**
+ * The ids a memoised `search` page after the first is read as, as textPageWindow's for `q`: every id before its end,
+ * up to the next power of two of `offset + limit` (at most TEXT_PAGE_WINDOW_MAX); null for the first page, past that
+ * and for other lists. Each page statement ORs the bitmaps of every token that holds the substring again before it
+ * walks or collects its parts from the top (at 1M `bücher`: ~1,250 token rows, 20–35 ms of pg CPU), so a window costs
+ * about what one of its pages costs, and pages 2–20 take four statements (windows of 64, 128, 256 and 512 ids) per
+ * LIST_CACHE_TTL_MS instead of one each.
+ */
+export function substringPageWindow(
+  search: LibrarySearch,
+  limit: number,
+  offset: number,
+): number | null {
+  if (offset === 0 || !soleSubstring(search)) return null;
+  const window = 2 ** Math.ceil(Math.log2(offset + limit));
+  return window <= TEXT_PAGE_WINDOW_MAX ? window : null;
+}
+
+/**
  * The ids whose bits are set in `bits` (an expression of the chunk rows `c`): each chunk's bits as text, split at
  * its ones; a one ends each segment but the last, at the segments' running length. Linear in the chunks and the
  * ids, not in the bits (a chunk's 8,192). `columns` are more of each id's (of `c`, and `p.pos`, its bit).
