@@ -91,17 +91,16 @@ describe('parseTimestamptz', () => {
   });
 });
 
-describe('FAST_TIMESTAMP_TYPES', () => {
-  it('parses timestamptz text with parseTimestamptz and every other type as pg does', () => {
-    expect(FAST_TIMESTAMP_TYPES.getTypeParser(1184, 'text')).toBe(parseTimestamptz);
-    expect(FAST_TIMESTAMP_TYPES.getTypeParser(1184)).toBe(parseTimestamptz);
+describe.each([
+  ['FAST_TIMESTAMP_TYPES', FAST_TIMESTAMP_TYPES, parseTimestamptz],
+  ['ISO_TIMESTAMP_TYPES', ISO_TIMESTAMP_TYPES, isoTimestamptz],
+] as const)('%s', (_name, types, parser) => {
+  it('parses timestamptz text with its own parser and every other type as pg does', () => {
+    expect(types.getTypeParser(1184, 'text')).toBe(parser);
+    expect(types.getTypeParser(1184)).toBe(parser);
     for (const oid of [16, 20, 23, 25, 114, 701, 1082, 1114, 1185, 3802])
-      expect(FAST_TIMESTAMP_TYPES.getTypeParser(oid, 'text')).toBe(
-        pg.types.getTypeParser(oid, 'text'),
-      );
-    expect(FAST_TIMESTAMP_TYPES.getTypeParser(1184, 'binary')).toBe(
-      pg.types.getTypeParser(1184, 'binary'),
-    );
+      expect(types.getTypeParser(oid, 'text')).toBe(pg.types.getTypeParser(oid, 'text'));
+    expect(types.getTypeParser(1184, 'binary')).toBe(pg.types.getTypeParser(1184, 'binary'));
   });
 });
 
@@ -187,19 +186,5 @@ describe('isoTimestamptz', () => {
         expect([text, (value as Date).getTime()]).toEqual([text, expected.getTime()]);
       else expect([text, value]).toEqual([text, expected]);
     }
-  });
-});
-
-describe('ISO_TIMESTAMP_TYPES', () => {
-  it('parses timestamptz text with isoTimestamptz and every other type as pg does', () => {
-    expect(ISO_TIMESTAMP_TYPES.getTypeParser(1184, 'text')).toBe(isoTimestamptz);
-    expect(ISO_TIMESTAMP_TYPES.getTypeParser(1184)).toBe(isoTimestamptz);
-    for (const oid of [16, 20, 23, 25, 114, 701, 1082, 1114, 1185, 3802])
-      expect(ISO_TIMESTAMP_TYPES.getTypeParser(oid, 'text')).toBe(
-        pg.types.getTypeParser(oid, 'text'),
-      );
-    expect(ISO_TIMESTAMP_TYPES.getTypeParser(1184, 'binary')).toBe(
-      pg.types.getTypeParser(1184, 'binary'),
-    );
   });
 });
