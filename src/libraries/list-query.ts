@@ -104,6 +104,13 @@ export const APPROVED_POINT = 'point(ST_X(l.location::geometry), ST_Y(l.location
 export const HAS_PHOTO = `(l.photo_key IS NOT NULL OR EXISTS (
   SELECT 1 FROM library_photos p WHERE p.library_id = l.id AND p.status = 'approved'))`;
 
+/**
+ * `NOT HAS_PHOTO` as the indexes of libraries without a primary photo serve it: `photo_key IS NULL` on the row (their
+ * predicate), then one probe of library_photos (newestWalkConditions, ofValuePhoto).
+ */
+const WITHOUT_ANY_PHOTO = `l.photo_key IS NULL AND NOT EXISTS (SELECT 1 FROM library_photos p
+        WHERE p.library_id = l.id AND p.status = 'approved')`;
+
 /** `is_favourited` of a library row: one primary-key probe of favourites per row for a signed-in reader. */
 export function favouritedColumn(sql: Sql, userId: number | null): string {
   if (userId === null) return 'false AS is_favourited';
@@ -525,9 +532,7 @@ function newestWalkConditions(sql: Sql, search: LibrarySearch): string {
   const where = [`l.status = 'approved'`];
   if (search.country) where.push(`l.country = ${circleCountry(sql, search.country)}`);
   if (search.hasPhoto === true) where.push(HAS_PHOTO);
-  if (search.hasPhoto === false)
-    where.push(`l.photo_key IS NULL AND NOT EXISTS (SELECT 1 FROM library_photos p
-        WHERE p.library_id = l.id AND p.status = 'approved')`);
+  if (search.hasPhoto === false) where.push(WITHOUT_ANY_PHOTO);
   return where.join(' AND ');
 }
 
@@ -1616,10 +1621,7 @@ function placePhoto(id: string, hasPhoto: boolean): string {
  * five of which have a photo.
  */
 function ofValuePhoto(hasPhoto: boolean): string {
-  return hasPhoto
-    ? placePhoto('l.id', true)
-    : `l.photo_key IS NULL AND NOT EXISTS (SELECT 1 FROM library_photos p
-        WHERE p.library_id = l.id AND p.status = 'approved')`;
+  return hasPhoto ? placePhoto('l.id', true) : WITHOUT_ANY_PHOTO;
 }
 
 /**
